@@ -1,0 +1,210 @@
+package io.github.delaytask;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+
+/**
+ * A task to run once, at or after its execute time, by the listener of its type and priority.
+ * <p>
+ * The execute time can be given as an instant ({@link #setExecuteTime(long)}, epoch milliseconds) or as a
+ * {@linkplain #setDelay(Duration) delay} that {@link DelayTaskService#addTask(DelayTask)} adds to the current time.
+ * The parameters are raw bytes; a {@linkplain #setPayload(Object) payload} object is written into them as JSON when
+ * the task is added. Use {@link #builder(int)} for the common cases:
+ * <pre>{@code
+ * taskService.addTask(DelayTask.builder(ORDER_TIMEOUT).delay(Duration.ofMinutes(30)).payload(orderId).build());
+ * }</pre>
+ */
+public class DelayTask {
+
+    private Long taskId;
+
+    private int taskType;
+
+    private int priority;
+
+    private long executeTime;
+
+    private byte[] parameters;
+
+    private transient Duration delay;
+
+    private transient Object payload;
+
+    public DelayTask() {
+    }
+
+    public DelayTask(int taskType, int priority, long executeTime, byte[] parameters) {
+        this.taskType = taskType;
+        this.priority = priority;
+        this.executeTime = executeTime;
+        this.parameters = parameters;
+    }
+
+    /**
+     * Start a builder for a task of the given type, priority 0, due now unless told otherwise.
+     * @param taskType the task type, from 0 to {@link #MAX_TYPE}
+     * @return a new builder
+     */
+    public static Builder builder(int taskType) {
+        return new Builder(taskType);
+    }
+
+    /** Largest task type and priority accepted. */
+    public static final int MAX_TYPE = 1_000_000;
+
+    /** Largest priority accepted. */
+    public static final int MAX_PRIORITY = 1_000_000;
+
+    /** Id of the task: assigned by {@code addTask} unless set, then unique across all tasks. */
+    public Long getTaskId() {
+        return this.taskId;
+    }
+
+    public void setTaskId(Long taskId) {
+        this.taskId = taskId;
+    }
+
+    public int getTaskType() {
+        return this.taskType;
+    }
+
+    public void setTaskType(int taskType) {
+        this.taskType = taskType;
+    }
+
+    public int getPriority() {
+        return this.priority;
+    }
+
+    public void setPriority(int priority) {
+        this.priority = priority;
+    }
+
+    /** Time the task is due, in epoch milliseconds. */
+    public long getExecuteTime() {
+        return this.executeTime;
+    }
+
+    public void setExecuteTime(long executeTime) {
+        this.executeTime = executeTime;
+    }
+
+    public byte[] getParameters() {
+        return this.parameters;
+    }
+
+    public void setParameters(byte[] parameters) {
+        this.parameters = parameters;
+    }
+
+    /** The parameters read as UTF-8 text, or {@code null} when there are none. */
+    public String getParametersAsString() {
+        return (this.parameters != null) ? new String(this.parameters, StandardCharsets.UTF_8) : null;
+    }
+
+    /** Delay from the moment the task is added; when set it takes the place of the execute time. */
+    public Duration getDelay() {
+        return this.delay;
+    }
+
+    public void setDelay(Duration delay) {
+        this.delay = delay;
+    }
+
+    /** Object written as JSON into the parameters when the task is added; not kept after that. */
+    public Object getPayload() {
+        return this.payload;
+    }
+
+    public void setPayload(Object payload) {
+        this.payload = payload;
+    }
+
+    @Override
+    public String toString() {
+        return "DelayTask{taskId=" + this.taskId + ", taskType=" + this.taskType + ", priority=" + this.priority
+                + ", executeTime=" + Instant.ofEpochMilli(this.executeTime) + ", parameters="
+                + ((this.parameters != null) ? this.parameters.length + " bytes" : "none") + "}";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof DelayTask other)) {
+            return false;
+        }
+        return java.util.Objects.equals(this.taskId, other.taskId) && this.taskType == other.taskType
+                && this.priority == other.priority && this.executeTime == other.executeTime
+                && Arrays.equals(this.parameters, other.parameters);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(this.taskId, this.taskType, this.priority, this.executeTime);
+    }
+
+    /** Builds a {@link DelayTask}. */
+    public static final class Builder {
+
+        private final DelayTask task = new DelayTask();
+
+        private Builder(int taskType) {
+            this.task.setTaskType(taskType);
+        }
+
+        public Builder taskId(long taskId) {
+            this.task.setTaskId(taskId);
+            return this;
+        }
+
+        public Builder priority(int priority) {
+            this.task.setPriority(priority);
+            return this;
+        }
+
+        /** Due at the given instant. */
+        public Builder executeAt(Instant executeTime) {
+            this.task.setExecuteTime(executeTime.toEpochMilli());
+            this.task.setDelay(null);
+            return this;
+        }
+
+        /** Due this long after the task is added. */
+        public Builder delay(Duration delay) {
+            this.task.setDelay(delay);
+            return this;
+        }
+
+        public Builder parameters(byte[] parameters) {
+            this.task.setParameters(parameters);
+            return this;
+        }
+
+        /** Parameters as UTF-8 text. */
+        public Builder parameters(String parameters) {
+            this.task.setParameters(parameters.getBytes(StandardCharsets.UTF_8));
+            return this;
+        }
+
+        /** An object to write as JSON into the parameters when the task is added. */
+        public Builder payload(Object payload) {
+            this.task.setPayload(payload);
+            return this;
+        }
+
+        public DelayTask build() {
+            DelayTask copy = new DelayTask(this.task.taskType, this.task.priority, this.task.executeTime,
+                    this.task.parameters);
+            copy.setTaskId(this.task.taskId);
+            copy.setDelay(this.task.delay);
+            copy.setPayload(this.task.payload);
+            return copy;
+        }
+
+    }
+
+}

@@ -1,0 +1,307 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration properties of delay-task.
+ */
+@ConfigurationProperties("delay-task")
+public class DelayTaskProperties {
+
+    /**
+     * Whether to enable delay-task.
+     */
+    private boolean enabled = true;
+
+    /**
+     * How far ahead tasks are brought from the database into Redis. Tasks due later stay only in the database. Must
+     * be longer than the reload interval.
+     */
+    private Duration preloadWindow = Duration.ofMinutes(5);
+
+    /**
+     * Time between reloads of tasks entering the preload window from the database into Redis. Also bounds how long
+     * tasks are missing from Redis after it lost its data.
+     */
+    private Duration reloadInterval = Duration.ofMinutes(1);
+
+    /**
+     * Time between moves of due tasks into the ready lists of every queue. Listeners do not wait for it: they move
+     * the due tasks of their own queue when they poll.
+     */
+    private Duration refreshInterval = Duration.ofSeconds(1);
+
+    /**
+     * How long a consumer holds a task it took before the task is delivered again. Set it above the longest handler
+     * time: a task whose handler outlives its lease may run twice.
+     */
+    private Duration lease = Duration.ofSeconds(30);
+
+    /**
+     * How long running handlers may finish when the application stops.
+     */
+    private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+    /**
+     * Largest task parameters accepted by addTask.
+     */
+    private DataSize maxParametersSize = DataSize.ofKilobytes(64);
+
+    private final Redis redis = new Redis();
+
+    private final Jdbc jdbc = new Jdbc();
+
+    private final Listener listener = new Listener();
+
+    private final Retry retry = new Retry();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Duration getPreloadWindow() {
+        return this.preloadWindow;
+    }
+
+    public void setPreloadWindow(Duration preloadWindow) {
+        this.preloadWindow = preloadWindow;
+    }
+
+    public Duration getReloadInterval() {
+        return this.reloadInterval;
+    }
+
+    public void setReloadInterval(Duration reloadInterval) {
+        this.reloadInterval = reloadInterval;
+    }
+
+    public Duration getRefreshInterval() {
+        return this.refreshInterval;
+    }
+
+    public void setRefreshInterval(Duration refreshInterval) {
+        this.refreshInterval = refreshInterval;
+    }
+
+    public Duration getLease() {
+        return this.lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = lease;
+    }
+
+    public Duration getShutdownTimeout() {
+        return this.shutdownTimeout;
+    }
+
+    public void setShutdownTimeout(Duration shutdownTimeout) {
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    public DataSize getMaxParametersSize() {
+        return this.maxParametersSize;
+    }
+
+    public void setMaxParametersSize(DataSize maxParametersSize) {
+        this.maxParametersSize = maxParametersSize;
+    }
+
+    public Redis getRedis() {
+        return this.redis;
+    }
+
+    public Jdbc getJdbc() {
+        return this.jdbc;
+    }
+
+    public Listener getListener() {
+        return this.listener;
+    }
+
+    public Retry getRetry() {
+        return this.retry;
+    }
+
+    public static class Redis {
+
+        /**
+         * Prefix of every Redis key, so that several applications (or tests) can share one Redis.
+         */
+        private String keyPrefix = "delay-task";
+
+        public String getKeyPrefix() {
+            return this.keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+    }
+
+    public static class Jdbc {
+
+        /**
+         * Database schema initialization mode for the taskinfo and taskinfo_logs tables.
+         */
+        private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
+
+        /**
+         * Path to the SQL file to use to initialize the database schema.
+         */
+        private String schema = "classpath:META-INF/delay-task/sql/schema-@@platform@@.sql";
+
+        /**
+         * Platform to use in the schema script location when the @@platform@@ placeholder is used. Auto-detected by
+         * default: mysql (also for MariaDB), postgresql or h2.
+         */
+        private String platform;
+
+        public DatabaseInitializationMode getInitializeSchema() {
+            return this.initializeSchema;
+        }
+
+        public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+        public String getSchema() {
+            return this.schema;
+        }
+
+        public void setSchema(String schema) {
+            this.schema = schema;
+        }
+
+        public String getPlatform() {
+            return this.platform;
+        }
+
+        public void setPlatform(String platform) {
+            this.platform = platform;
+        }
+
+    }
+
+    public static class Listener {
+
+        /**
+         * Whether to start the @DelayTaskListener containers. When off, tasks wait for poll or another instance.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Handler threads shared by all listeners of the application.
+         */
+        private int concurrency = 10;
+
+        /**
+         * Most tasks one poll of a queue claims.
+         */
+        private int batchSize = 10;
+
+        /**
+         * Longest wait between polls of an idle queue; bounds how late a task added by another instance fires.
+         */
+        private Duration pollInterval = Duration.ofMillis(100);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getConcurrency() {
+            return this.concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public int getBatchSize() {
+            return this.batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getPollInterval() {
+            return this.pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+    }
+
+    public static class Retry {
+
+        /**
+         * Attempts a task gets in all, the first included, before it becomes DEAD. 1 means no retry.
+         */
+        private int maxAttempts = 3;
+
+        /**
+         * Delay before the second attempt.
+         */
+        private Duration initialDelay = Duration.ofSeconds(1);
+
+        /**
+         * Factor applied to the delay after each further failure.
+         */
+        private double multiplier = 2.0;
+
+        /**
+         * Longest delay between attempts.
+         */
+        private Duration maxDelay = Duration.ofMinutes(10);
+
+        public int getMaxAttempts() {
+            return this.maxAttempts;
+        }
+
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public Duration getInitialDelay() {
+            return this.initialDelay;
+        }
+
+        public void setInitialDelay(Duration initialDelay) {
+            this.initialDelay = initialDelay;
+        }
+
+        public double getMultiplier() {
+            return this.multiplier;
+        }
+
+        public void setMultiplier(double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public Duration getMaxDelay() {
+            return this.maxDelay;
+        }
+
+        public void setMaxDelay(Duration maxDelay) {
+            this.maxDelay = maxDelay;
+        }
+
+    }
+
+}

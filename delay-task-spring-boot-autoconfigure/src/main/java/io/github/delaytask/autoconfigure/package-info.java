@@ -1,0 +1,4 @@
+/**
+ * Spring Boot auto-configuration of delay-task and its configuration properties.
+ */
+package io.github.delaytask.autoconfigure;

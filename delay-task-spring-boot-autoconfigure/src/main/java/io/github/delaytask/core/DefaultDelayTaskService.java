@@ -1,0 +1,187 @@
+package io.github.delaytask.core;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskException;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.store.StoredTask;
+import io.github.delaytask.store.TaskStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * {@link DelayTaskService} on the task store and the Redis queues. Public for wiring.
+ * <p>
+ * The database is written first, in the caller's transaction if any; Redis after the commit. A failed Redis write
+ * loses nothing: the reload job brings every stored task into Redis before it is due.
+ */
+public class DefaultDelayTaskService implements DelayTaskService {
+
+    private static final Log logger = LogFactory.getLog(DefaultDelayTaskService.class);
+
+    private final TaskStore store;
+
+    private final TaskQueues queues;
+
+    private final TaskBroker broker;
+
+    private final ObjectMapper objectMapper;
+
+    private final Clock clock;
+
+    private final Duration preloadWindow;
+
+    private final int maxParametersSize;
+
+    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, ObjectMapper objectMapper,
+            Clock clock, Duration preloadWindow, int maxParametersSize) {
+        this.store = store;
+        this.queues = queues;
+        this.broker = broker;
+        this.objectMapper = objectMapper;
+        this.clock = clock;
+        this.preloadWindow = preloadWindow;
+        this.maxParametersSize = maxParametersSize;
+    }
+
+    @Override
+    public long addTask(DelayTask task) {
+        validate(task);
+        byte[] parameters = parametersOf(task);
+        long executeTime = (task.getDelay() != null) ? this.clock.millis() + task.getDelay().toMillis()
+                : task.getExecuteTime();
+        StoredTask stored;
+        try {
+            stored = this.store.insert(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime,
+                    parameters);
+        }
+        catch (DuplicateKeyException ex) {
+            throw new DelayTaskException("A task with id " + task.getTaskId() + " already exists", ex);
+        }
+        catch (DataAccessException ex) {
+            throw new DelayTaskException("Could not store " + task, ex);
+        }
+        task.setTaskId(stored.taskId());
+        task.setExecuteTime(executeTime);
+        task.setParameters(parameters);
+        afterCommit(() -> enqueue(stored));
+        return stored.taskId();
+    }
+
+    @Override
+    public boolean cancelTask(long taskId) {
+        StoredTask cancelled;
+        try {
+            cancelled = this.store.cancel(taskId);
+        }
+        catch (DataAccessException ex) {
+            throw new DelayTaskException("Could not cancel task " + taskId, ex);
+        }
+        if (cancelled == null) {
+            return false;
+        }
+        afterCommit(() -> {
+            try {
+                this.queues.remove(cancelled.queue(), taskId);
+            }
+            catch (RuntimeException ex) {
+                // harmless: the id is dropped when it is claimed, as the database no longer has the task
+                logger.debug("Could not remove cancelled task " + taskId + " from Redis", ex);
+            }
+        });
+        return true;
+    }
+
+    @Override
+    public DelayTask poll(int taskType, int priority) {
+        QueueId queue = new QueueId(taskType, priority);
+        while (true) {
+            TaskBroker.Batch batch = this.broker.claim(queue, 1);
+            if (batch.taken() == 0) {
+                return null;
+            }
+            for (StoredTask task : batch.tasks()) {
+                if (this.broker.complete(task)) {
+                    return task.toDelayTask();
+                }
+            }
+        }
+    }
+
+    private void enqueue(StoredTask task) {
+        if (task.executeTime() > this.clock.millis() + this.preloadWindow.toMillis()) {
+            return; // the reload job brings it in when it enters the window
+        }
+        try {
+            this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
+            this.broker.scheduled(task.queue(), task.executeTime());
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Task " + task.taskId() + " is stored but Redis could not take it; the reload job will bring "
+                    + "it in", ex);
+        }
+    }
+
+    private byte[] parametersOf(DelayTask task) {
+        byte[] parameters = task.getParameters();
+        if (parameters == null && task.getPayload() != null) {
+            try {
+                parameters = this.objectMapper.writeValueAsBytes(task.getPayload());
+            }
+            catch (JsonProcessingException ex) {
+                throw new IllegalArgumentException("Cannot write the payload of " + task + " as JSON", ex);
+            }
+        }
+        if (parameters != null && parameters.length > this.maxParametersSize) {
+            throw new IllegalArgumentException("Task parameters are " + parameters.length + " bytes, more than "
+                    + "delay-task.max-parameters-size (" + this.maxParametersSize + ")");
+        }
+        return parameters;
+    }
+
+    private static void validate(DelayTask task) {
+        if (task == null) {
+            throw new IllegalArgumentException("Task must not be null");
+        }
+        if (task.getTaskType() < 0 || task.getTaskType() > DelayTask.MAX_TYPE) {
+            throw new IllegalArgumentException(
+                    "Task type " + task.getTaskType() + " is not between 0 and " + DelayTask.MAX_TYPE);
+        }
+        if (task.getPriority() < 0 || task.getPriority() > DelayTask.MAX_PRIORITY) {
+            throw new IllegalArgumentException(
+                    "Priority " + task.getPriority() + " is not between 0 and " + DelayTask.MAX_PRIORITY);
+        }
+        if (task.getDelay() != null && task.getDelay().isNegative()) {
+            throw new IllegalArgumentException("Delay " + task.getDelay() + " must not be negative");
+        }
+        if (task.getTaskId() != null && task.getTaskId() <= 0) {
+            throw new IllegalArgumentException("Task id " + task.getTaskId() + " must be positive");
+        }
+    }
+
+    private static void afterCommit(Runnable action) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    action.run();
+                }
+            });
+        }
+        else {
+            action.run();
+        }
+    }
+
+}

@@ -1,0 +1,171 @@
+package io.github.delaytask.core;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.redis.Claim;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.store.StoredTask;
+import io.github.delaytask.store.TaskStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Hands due tasks to consumers and records what became of them. Public for wiring.
+ * <p>
+ * Redis proposes task ids; the database decides. A claim in Redis puts ids in flight under a lease; each one then
+ * has to win a version-checked claim in the database, which is what makes a cancel and a dispatch of the same task
+ * race to exactly one winner, and what drops ids Redis still had of finished tasks. A task is acknowledged in Redis
+ * only after the database says it is finished, so a crash in between never loses it: its lease runs out and it is
+ * delivered again.
+ */
+public class TaskBroker {
+
+    private static final Log logger = LogFactory.getLog(TaskBroker.class);
+
+    /** When a database claim lost to a concurrent change, look at the task again this soon. */
+    private static final long RECHECK_MILLIS = 1000;
+
+    private static final int MAX_ERROR_LENGTH = 2000;
+
+    private final TaskStore store;
+
+    private final TaskQueues queues;
+
+    private final Duration lease;
+
+    private final RetryPolicy retryPolicy;
+
+    private final Clock clock;
+
+    private final List<ScheduleListener> scheduleListeners = new CopyOnWriteArrayList<>();
+
+    public TaskBroker(TaskStore store, TaskQueues queues, Duration lease, RetryPolicy retryPolicy, Clock clock) {
+        this.store = store;
+        this.queues = queues;
+        this.lease = lease;
+        this.retryPolicy = retryPolicy;
+        this.clock = clock;
+    }
+
+    /**
+     * Claim up to {@code max} due tasks of a queue.
+     * @return the tasks won, each held under a lease until completed or failed
+     */
+    public Batch claim(QueueId queue, int max) {
+        Claim claim = this.queues.claim(queue, max, this.lease);
+        if (claim.taskIds().isEmpty()) {
+            return new Batch(List.of(), 0, claim.nextDueInMillis());
+        }
+        Map<Long, StoredTask> live = new HashMap<>();
+        this.store.findLive(claim.taskIds()).forEach((task) -> live.put(task.taskId(), task));
+        long now = claim.redisTime();
+        List<StoredTask> won = new ArrayList<>(claim.taskIds().size());
+        for (Long taskId : claim.taskIds()) {
+            StoredTask task = live.get(taskId);
+            if (task == null) {
+                // finished or cancelled meanwhile: Redis only had an old id
+                this.queues.acknowledge(queue, taskId);
+            }
+            else if (task.leasedAt(now)) {
+                this.queues.defer(queue, taskId, task.leaseUntil());
+            }
+            else if (task.executeTime() > now) {
+                this.queues.defer(queue, taskId, task.executeTime());
+            }
+            else {
+                long leaseUntil = now + this.lease.toMillis();
+                if (this.store.claim(task, leaseUntil)) {
+                    won.add(task.claimed(leaseUntil));
+                }
+                else {
+                    this.queues.defer(queue, taskId, now + RECHECK_MILLIS);
+                }
+            }
+        }
+        return new Batch(won, claim.taskIds().size(), claim.nextDueInMillis());
+    }
+
+    /**
+     * Record that a claimed task ran.
+     * @return {@code false} if its lease had run out and another consumer took it over
+     */
+    public boolean complete(StoredTask claimed) {
+        if (!this.store.finish(claimed, TaskStatus.EXECUTED, null)) {
+            logger.warn("Task " + claimed.taskId() + " ran after its lease ran out; another consumer took it over, so "
+                    + "it may run twice. Raise delay-task.lease above the longest handler time.");
+            return false;
+        }
+        this.queues.acknowledge(claimed.queue(), claimed.taskId());
+        return true;
+    }
+
+    /**
+     * Record that the handler of a claimed task failed: it runs again after a back-off, or becomes
+     * {@link TaskStatus#DEAD} after its last attempt.
+     */
+    public void fail(StoredTask claimed, Throwable error) {
+        String message = describe(error);
+        if (this.retryPolicy.allowsRetryAfter(claimed.attempts())) {
+            long next = this.clock.millis() + this.retryPolicy.delayAfter(claimed.attempts()).toMillis();
+            if (this.store.release(claimed, next, message)) {
+                this.queues.defer(claimed.queue(), claimed.taskId(), next);
+            }
+        }
+        else if (this.store.finish(claimed, TaskStatus.DEAD, message)) {
+            logger.error("Task " + claimed.taskId() + " failed " + claimed.attempts() + " times and is now DEAD", error);
+            this.queues.acknowledge(claimed.queue(), claimed.taskId());
+        }
+    }
+
+    /** Tell local consumers that a task was scheduled, so that one sleeping past its execute time wakes up. */
+    public void scheduled(QueueId queue, long executeTime) {
+        for (ScheduleListener listener : this.scheduleListeners) {
+            listener.scheduled(queue, executeTime);
+        }
+    }
+
+    public void addScheduleListener(ScheduleListener listener) {
+        this.scheduleListeners.add(listener);
+    }
+
+    public void removeScheduleListener(ScheduleListener listener) {
+        this.scheduleListeners.remove(listener);
+    }
+
+    private static String describe(Throwable error) {
+        StringWriter trace = new StringWriter();
+        error.printStackTrace(new PrintWriter(trace));
+        String text = trace.toString();
+        return (text.length() > MAX_ERROR_LENGTH) ? text.substring(0, MAX_ERROR_LENGTH) : text;
+    }
+
+    /**
+     * Tasks won by one claim.
+     * @param tasks the tasks this consumer now holds
+     * @param taken how many ids Redis handed out, won or not; more may be due when it is positive
+     * @param nextDueInMillis ms until the queue's next task is due, or -1 when none is waiting
+     */
+    public record Batch(List<StoredTask> tasks, int taken, long nextDueInMillis) {
+    }
+
+    /**
+     * Hears of tasks scheduled by this instance.
+     */
+    @FunctionalInterface
+    public interface ScheduleListener {
+
+        void scheduled(QueueId queue, long executeTime);
+
+    }
+
+}

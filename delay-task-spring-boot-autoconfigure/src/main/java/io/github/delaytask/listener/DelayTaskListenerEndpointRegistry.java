@@ -1,0 +1,112 @@
+package io.github.delaytask.listener;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.redis.QueueId;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Owns one container per {@code @DelayTaskListener} method and the worker pool they share, and starts and stops
+ * them with the application context. Public for wiring.
+ * <p>
+ * On stop the containers stop claiming at once, and running handlers get the shutdown timeout to finish; a handler
+ * still running after that keeps its task leased, and the task is delivered again when the lease runs out.
+ */
+public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(DelayTaskListenerEndpointRegistry.class);
+
+    private final DelayTaskListenerAnnotationBeanPostProcessor processor;
+
+    private final TaskBroker broker;
+
+    private final ObjectMapper objectMapper;
+
+    private final ListenerSettings settings;
+
+    private final TaskBroker.ScheduleListener scheduleListener = this::scheduled;
+
+    private final List<ListenerContainer> containers = new CopyOnWriteArrayList<>();
+
+    private WorkerPool workers;
+
+    private volatile boolean running;
+
+    public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
+            TaskBroker broker, ObjectMapper objectMapper, ListenerSettings settings) {
+        this.processor = processor;
+        this.broker = broker;
+        this.objectMapper = objectMapper;
+        this.settings = settings;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (this.running) {
+            return;
+        }
+        List<ListenerEndpoint> endpoints = this.processor.endpoints();
+        this.running = true;
+        if (endpoints.isEmpty()) {
+            return;
+        }
+        this.workers = new WorkerPool(this.settings.concurrency());
+        for (ListenerEndpoint endpoint : endpoints) {
+            this.containers.add(new ListenerContainer(endpoint, new ListenerMethodInvoker(endpoint, this.objectMapper),
+                    this.broker, this.workers, this.settings));
+        }
+        this.broker.addScheduleListener(this.scheduleListener);
+        this.containers.forEach(ListenerContainer::start);
+        logger.info("Started " + this.containers.size() + " delay-task listener(s) with " + this.settings.concurrency()
+                + " handler thread(s)");
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (!this.running) {
+            return;
+        }
+        this.running = false;
+        this.broker.removeScheduleListener(this.scheduleListener);
+        this.containers.forEach(ListenerContainer::stop);
+        try {
+            for (ListenerContainer container : this.containers) {
+                container.join(this.settings.pollInterval().toMillis() + 1000);
+            }
+            if (this.workers != null && !this.workers.shutdown(this.settings.shutdownTimeout())) {
+                logger.warn("Some delay-task handlers were still running after delay-task.shutdown-timeout ("
+                        + this.settings.shutdownTimeout() + "); their tasks will be delivered again after the lease");
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        this.containers.clear();
+        this.workers = null;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    /** The queues that have a listener here. */
+    public List<QueueId> queues() {
+        return this.processor.endpoints().stream().map(ListenerEndpoint::queue).toList();
+    }
+
+    private void scheduled(QueueId queue, long executeTime) {
+        for (ListenerContainer container : this.containers) {
+            if (container.queue().equals(queue)) {
+                container.scheduled(executeTime);
+            }
+        }
+    }
+
+}

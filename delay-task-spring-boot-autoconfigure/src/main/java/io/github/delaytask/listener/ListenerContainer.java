@@ -1,0 +1,187 @@
+package io.github.delaytask.listener;
+
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.store.StoredTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The poll loop of one listener: claims due tasks of its queue as threads are free and hands them to the workers.
+ * It sleeps until the queue's next task is due, or at most the poll interval (tasks added by other instances),
+ * and wakes early when this instance schedules a task due sooner. It logs any failure and keeps running.
+ */
+final class ListenerContainer implements Runnable {
+
+    private static final Log logger = LogFactory.getLog(ListenerContainer.class);
+
+    /** Pause after an error (Redis or the database unreachable), so a failing poll does not spin. */
+    private static final long ERROR_PAUSE_MILLIS = 1000;
+
+    private final ListenerEndpoint endpoint;
+
+    private final ListenerMethodInvoker invoker;
+
+    private final TaskBroker broker;
+
+    private final WorkerPool workers;
+
+    private final ListenerSettings settings;
+
+    private final Object signal = new Object();
+
+    private boolean wakeRequested;
+
+    private volatile long sleepingUntil = Long.MAX_VALUE;
+
+    private volatile boolean running;
+
+    private Thread thread;
+
+    ListenerContainer(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, TaskBroker broker, WorkerPool workers,
+            ListenerSettings settings) {
+        this.endpoint = endpoint;
+        this.invoker = invoker;
+        this.broker = broker;
+        this.workers = workers;
+        this.settings = settings;
+    }
+
+    QueueId queue() {
+        return this.endpoint.queue();
+    }
+
+    void start() {
+        this.running = true;
+        QueueId queue = this.endpoint.queue();
+        this.thread = new Thread(this, "delay-task-poller-" + queue.taskType() + "-" + queue.priority());
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /** Stop claiming; handlers already running go on. */
+    void stop() {
+        this.running = false;
+        wake();
+    }
+
+    void join(long millis) throws InterruptedException {
+        if (this.thread != null) {
+            this.thread.join(millis);
+        }
+    }
+
+    /** A task of this queue was scheduled here: wake up if it is due before the current sleep ends. */
+    void scheduled(long executeTime) {
+        if (executeTime < this.sleepingUntil) {
+            wake();
+        }
+    }
+
+    @Override
+    public void run() {
+        while (this.running) {
+            try {
+                pollOnce();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            catch (Throwable ex) {
+                logger.error("Polling " + this.endpoint.describe() + " failed; trying again", ex);
+                sleepQuietly(ERROR_PAUSE_MILLIS);
+            }
+        }
+    }
+
+    private void pollOnce() throws InterruptedException {
+        int reserved = this.workers.acquire(this.settings.batchSize(), this.settings.pollInterval().toMillis());
+        if (reserved == 0 || !this.running) {
+            this.workers.release(reserved);
+            return;
+        }
+        TaskBroker.Batch batch;
+        try {
+            batch = this.broker.claim(this.endpoint.queue(), reserved);
+        }
+        catch (RuntimeException ex) {
+            this.workers.release(reserved);
+            throw ex;
+        }
+        this.workers.release(reserved - batch.tasks().size());
+        for (StoredTask task : batch.tasks()) {
+            this.workers.execute(() -> handle(task));
+        }
+        if (batch.taken() < reserved) {
+            long wait = this.settings.pollInterval().toMillis();
+            if (batch.nextDueInMillis() >= 0) {
+                wait = Math.min(wait, batch.nextDueInMillis());
+            }
+            sleep(wait);
+        }
+    }
+
+    private void handle(StoredTask task) {
+        Throwable failure = null;
+        try {
+            this.invoker.invoke(task.toDelayTask());
+        }
+        catch (Throwable ex) {
+            failure = ex;
+        }
+        try {
+            if (failure == null) {
+                this.broker.complete(task);
+            }
+            else {
+                logger.warn("Task " + task.taskId() + " failed in " + this.endpoint.describe() + " (attempt "
+                        + task.attempts() + ")", failure);
+                this.broker.fail(task, failure);
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.error("Could not record the outcome of task " + task.taskId() + "; it will be delivered again "
+                    + "when its lease runs out", ex);
+        }
+    }
+
+    private void wake() {
+        synchronized (this.signal) {
+            this.wakeRequested = true;
+            this.signal.notifyAll();
+        }
+    }
+
+    private void sleep(long millis) throws InterruptedException {
+        if (millis <= 0) {
+            return;
+        }
+        synchronized (this.signal) {
+            long deadline = System.currentTimeMillis() + millis;
+            this.sleepingUntil = deadline;
+            try {
+                long remaining = millis;
+                while (!this.wakeRequested && this.running && remaining > 0) {
+                    this.signal.wait(remaining);
+                    remaining = deadline - System.currentTimeMillis();
+                }
+            }
+            finally {
+                this.wakeRequested = false;
+                this.sleepingUntil = Long.MAX_VALUE;
+            }
+        }
+    }
+
+    private void sleepQuietly(long millis) {
+        try {
+            sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            this.running = false;
+        }
+    }
+
+}

@@ -1,0 +1,4 @@
+/**
+ * The listener infrastructure: finds {@code @DelayTaskListener} methods and runs a poll loop for each.
+ */
+package io.github.delaytask.listener;

@@ -1,0 +1,12 @@
+package io.github.delaytask.redis;
+
+import java.util.List;
+
+/**
+ * What a claim took from a queue. Public for wiring.
+ * @param redisTime the Redis server's time when the claim ran, in epoch ms
+ * @param nextDueInMillis ms until the next task of the queue is due, or -1 when none is waiting
+ * @param taskIds the claimed tasks, now in flight under a lease
+ */
+public record Claim(long redisTime, long nextDueInMillis, List<Long> taskIds) {
+}

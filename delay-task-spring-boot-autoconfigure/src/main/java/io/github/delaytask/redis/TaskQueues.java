@@ -1,0 +1,141 @@
+package io.github.delaytask.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The Redis side of the queues: tasks due within the preload window, by id. Public for wiring.
+ * <p>
+ * Per queue a future sorted set (due later), a ready list (due now) and an in-flight sorted set (claimed, with a
+ * lease). Members are task ids, never task bodies: the database holds the task and decides every state change, so
+ * an id left behind in Redis is dropped when it is next claimed.
+ */
+public class TaskQueues {
+
+    /** Bounds the work of one script call, so Redis is never blocked for long. */
+    private static final int MOVE_LIMIT = 1000;
+
+    private final StringRedisTemplate redis;
+
+    private final RedisKeys keys;
+
+    private final RedisScript<List<String>> claimScript = Scripts.load("claim", Scripts.STRING_LIST);
+
+    private final RedisScript<Long> scheduleScript = Scripts.load("schedule", Long.class);
+
+    private final RedisScript<Long> deferScript = Scripts.load("defer", Long.class);
+
+    /** Queues this instance registered; the reload job registers again whatever Redis may have lost. */
+    private final Set<QueueId> registered = ConcurrentHashMap.newKeySet();
+
+    public TaskQueues(StringRedisTemplate redis, RedisKeys keys) {
+        this.redis = redis;
+        this.keys = keys;
+    }
+
+    /**
+     * Make a task due at the given time, replacing any earlier time.
+     * @param queue the task's queue
+     * @param taskId the task
+     * @param executeTime when it is due, epoch ms
+     */
+    public void schedule(QueueId queue, long taskId, long executeTime) {
+        if (!this.registered.contains(queue)) {
+            register(queue);
+        }
+        this.redis.execute(this.scheduleScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)), "0",
+                Long.toString(executeTime), Long.toString(taskId));
+    }
+
+    /**
+     * Bring tasks read from the database into a queue, leaving alone those a consumer holds.
+     * @param queue the queue
+     * @param executeTimes execute time by task id
+     */
+    public void reload(QueueId queue, Map<Long, Long> executeTimes) {
+        register(queue);
+        List<String> args = new ArrayList<>(executeTimes.size() * 2 + 1);
+        args.add("1");
+        executeTimes.forEach((id, time) -> {
+            args.add(Long.toString(time));
+            args.add(Long.toString(id));
+        });
+        this.redis.execute(this.scheduleScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)),
+                args.toArray());
+    }
+
+    /**
+     * Move due tasks into the ready list and claim up to {@code max} of them under a lease.
+     * @param queue the queue
+     * @param max how many tasks to claim; 0 only moves due tasks
+     * @param lease how long the claimed tasks stay with the caller before they are due again
+     * @return the claimed tasks and the Redis time
+     */
+    public Claim claim(QueueId queue, int max, Duration lease) {
+        List<String> result = this.redis.execute(this.claimScript,
+                List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue)),
+                Integer.toString(max), Long.toString(lease.toMillis()), Integer.toString(MOVE_LIMIT));
+        List<Long> ids = new ArrayList<>(result.size() - 2);
+        for (int i = 2; i < result.size(); i++) {
+            ids.add(Long.parseLong(result.get(i)));
+        }
+        return new Claim(Long.parseLong(result.get(0)), Long.parseLong(result.get(1)), ids);
+    }
+
+    /** Forget a task that a consumer finished: the database no longer needs Redis to remember it. */
+    public void acknowledge(QueueId queue, long taskId) {
+        this.redis.opsForZSet().remove(this.keys.inFlight(queue), Long.toString(taskId));
+    }
+
+    /** Take a task out of flight and make it due at the given time. */
+    public void defer(QueueId queue, long taskId, long executeTime) {
+        this.redis.execute(this.deferScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)),
+                Long.toString(taskId), Long.toString(executeTime));
+    }
+
+    /**
+     * Drop a cancelled task from the future set. An id already in the ready list stays there and is dropped when
+     * claimed, which avoids an O(n) list removal.
+     */
+    public void remove(QueueId queue, long taskId) {
+        this.redis.opsForZSet().remove(this.keys.future(queue), Long.toString(taskId));
+    }
+
+    /** Record that a queue is in use. */
+    public void register(QueueId queue) {
+        this.redis.opsForSet().add(this.keys.queues(), queue.toString());
+        this.registered.add(queue);
+    }
+
+    /** Every queue in use, from the registry rather than by listing keys. */
+    public Set<QueueId> queues() {
+        Collection<String> members = this.redis.opsForSet().members(this.keys.queues());
+        Set<QueueId> queues = new LinkedHashSet<>();
+        if (members != null) {
+            members.forEach((member) -> queues.add(QueueId.parse(member)));
+        }
+        return queues;
+    }
+
+    /** Number of ids in a queue's future set, ready list and in-flight set, for monitoring and tests. */
+    public long[] sizes(QueueId queue) {
+        Long future = this.redis.opsForZSet().zCard(this.keys.future(queue));
+        Long ready = this.redis.opsForList().size(this.keys.ready(queue));
+        Long inFlight = this.redis.opsForZSet().zCard(this.keys.inFlight(queue));
+        return new long[] { orZero(future), orZero(ready), orZero(inFlight) };
+    }
+
+    private static long orZero(Long value) {
+        return (value != null) ? value : 0;
+    }
+
+}

@@ -1,0 +1,131 @@
+package io.github.delaytask.scheduling;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delaytask.DistributedLocks;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.store.TaskStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * Runs the reload and refresh jobs on a thread of its own, started and stopped with the context. Public for wiring.
+ * <p>
+ * Each run takes a Redis lock first and skips the run when another instance holds it; the lock is kept for most of
+ * an interval after a fast run, so per interval one instance does the work. The jobs are safe to run twice (every
+ * step is an atomic, idempotent script), so the lock saves work rather than guarding correctness. Listeners do not
+ * wait for the refresh: they move due tasks of their own queue when they poll.
+ */
+public class DelayTaskJobs implements SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(DelayTaskJobs.class);
+
+    static final String RELOAD_LOCK = "reload";
+
+    static final String REFRESH_LOCK = "refresh";
+
+    private final TaskReloader reloader;
+
+    private final TaskQueues queues;
+
+    private final DistributedLocks locks;
+
+    private final JobSettings settings;
+
+    private ScheduledExecutorService executor;
+
+    private volatile boolean running;
+
+    public DelayTaskJobs(TaskStore store, TaskQueues queues, DistributedLocks locks, JobSettings settings) {
+        this.reloader = new TaskReloader(store, queues, settings.preloadWindow());
+        this.queues = queues;
+        this.locks = locks;
+        this.settings = settings;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (this.running) {
+            return;
+        }
+        this.executor = new ScheduledThreadPoolExecutor(1, new CustomizableThreadFactory("delay-task-jobs-"));
+        long reload = this.settings.reloadInterval().toMillis();
+        long refresh = this.settings.refreshInterval().toMillis();
+        this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
+        this.executor.scheduleWithFixedDelay(this::refreshUnderLock, refresh, refresh, TimeUnit.MILLISECONDS);
+        this.running = true;
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (!this.running) {
+            return;
+        }
+        this.running = false;
+        this.executor.shutdownNow();
+        try {
+            this.executor.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    /**
+     * Reload now, whatever the lock says: for tests and for an operator who knows Redis lost data.
+     * @return how many tasks were brought in
+     */
+    public int reloadNow() {
+        return this.reloader.reload();
+    }
+
+    /** Move due tasks of every queue into its ready list now. */
+    public void refreshNow() {
+        for (QueueId queue : this.queues.queues()) {
+            this.queues.claim(queue, 0, Duration.ZERO);
+        }
+    }
+
+    private void reloadUnderLock() {
+        underLock(RELOAD_LOCK, this.settings.reloadInterval(), () -> {
+            int count = this.reloader.reload();
+            if (logger.isDebugEnabled()) {
+                logger.debug("Reloaded " + count + " task(s) due within " + this.settings.preloadWindow());
+            }
+        });
+    }
+
+    private void refreshUnderLock() {
+        underLock(REFRESH_LOCK, this.settings.refreshInterval(), this::refreshNow);
+    }
+
+    private void underLock(String name, Duration interval, Runnable job) {
+        try {
+            // a crashed holder blocks the job for one interval at most; a run that overruns it is harmless
+            this.locks.tryLock(name, interval).ifPresent((lock) -> {
+                try {
+                    job.run();
+                }
+                finally {
+                    lock.unlock(interval.multipliedBy(8).dividedBy(10));
+                }
+            });
+        }
+        catch (Throwable ex) {
+            logger.warn("delay-task " + name + " job failed; it runs again in " + interval, ex);
+        }
+    }
+
+}

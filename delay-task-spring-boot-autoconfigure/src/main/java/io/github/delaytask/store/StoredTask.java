@@ -1,0 +1,41 @@
+package io.github.delaytask.store;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.redis.QueueId;
+
+/**
+ * A task as the database holds it while it is live. Public for wiring.
+ * @param taskId the id
+ * @param taskType the type
+ * @param priority the priority
+ * @param executeTime when it is due, epoch ms
+ * @param parameters the raw parameters, or null
+ * @param version the optimistic-lock version
+ * @param attempts how many times it has been handed to a consumer
+ * @param leaseUntil while a consumer holds it, when its lease ends (epoch ms, Redis time); otherwise null
+ */
+public record StoredTask(long taskId, int taskType, int priority, long executeTime, byte[] parameters, int version,
+        int attempts, Long leaseUntil) {
+
+    public QueueId queue() {
+        return new QueueId(this.taskType, this.priority);
+    }
+
+    /** Whether a consumer holds it at the given time. */
+    public boolean leasedAt(long now) {
+        return this.leaseUntil != null && this.leaseUntil > now;
+    }
+
+    public DelayTask toDelayTask() {
+        DelayTask task = new DelayTask(this.taskType, this.priority, this.executeTime, this.parameters);
+        task.setTaskId(this.taskId);
+        return task;
+    }
+
+    /** The same task after a successful claim. */
+    public StoredTask claimed(long leaseUntil) {
+        return new StoredTask(this.taskId, this.taskType, this.priority, this.executeTime, this.parameters,
+                this.version + 1, this.attempts + 1, leaseUntil);
+    }
+
+}

@@ -1,0 +1,363 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration;
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskException;
+import io.github.delaytask.DelayTaskListener;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The whole path (add, Redis, refresh, listener, status in the database) against one backend. Subclasses pick the
+ * backend: embedded Redis and H2 by default, the real services in the {@code real-services} group.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractDelayTaskIntegrationTests {
+
+    static final int RECORDED = 1;
+
+    static final int PAYLOAD = 2;
+
+    static final int FLAKY = 3;
+
+    static final int NO_LISTENER = 9;
+
+    private TestBackend backend;
+
+    private ApplicationContextRunner runner;
+
+    protected abstract TestBackend createBackend();
+
+    @BeforeAll
+    void startBackend() {
+        this.backend = createBackend();
+        this.runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+                    JacksonAutoConfiguration.class, MybatisPlusAutoConfiguration.class,
+                    DelayTaskAutoConfiguration.class))
+            .withUserConfiguration(Listeners.class)
+            .withPropertyValues(this.backend.properties().toArray(new String[0]))
+            .withPropertyValues("delay-task.retry.initial-delay=100ms", "delay-task.retry.max-attempts=3",
+                    "delay-task.listener.poll-interval=50ms");
+    }
+
+    @AfterAll
+    void stopBackend() {
+        if (this.backend != null) {
+            this.backend.close();
+        }
+    }
+
+    @BeforeEach
+    void clean() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+            jdbc.update("DELETE FROM taskinfo");
+            jdbc.update("DELETE FROM taskinfo_logs");
+        });
+        this.backend.deleteRedisKeys();
+    }
+
+    @Test
+    void addedTaskRunsOnItsListenerAndIsMarkedExecuted() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(300)).parameters("hi").build());
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(id));
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(listeners.runs.get(id)).hasSize(1);
+            assertThat(listeners.received.get(id).getParametersAsString()).isEqualTo("hi");
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo WHERE task_id = " + id)).isZero();
+            await().atMost(Duration.ofSeconds(5)).until(() -> redisSizes(context, RECORDED)[2] == 0);
+        });
+    }
+
+    @Test
+    void taskRunsNoEarlierThanItsExecuteTimeAndWithinASecondOfIt() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            DelayTask task = DelayTask.builder(RECORDED).delay(Duration.ofMillis(1500)).build();
+            long id = service.addTask(task);
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(id));
+            long startedAt = listeners.runs.get(id).get(0);
+            // the seeds' design fired up to a minute late; a generous bound, not a benchmark
+            assertThat(startedAt).isBetween(task.getExecuteTime(), task.getExecuteTime() + 1000);
+        });
+    }
+
+    @Test
+    void taskDueInThePastRunsAtOnce() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(RECORDED)
+                .executeAt(java.time.Instant.now().minus(Duration.ofHours(1))).build());
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> listeners.runs.containsKey(id));
+        });
+    }
+
+    @Test
+    void jsonPayloadIsReadIntoTheListenerParameterType() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(PAYLOAD).payload(new Order(42L, "UNPAID")).build());
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !listeners.orders.isEmpty());
+            assertThat(listeners.orders).containsExactly(new Order(42L, "UNPAID"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+        });
+    }
+
+    @Test
+    void cancelledTaskNeverRunsWhileLaterTasksDo() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long cancelled = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(500)).build());
+            long sentinel = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(1000)).build());
+            assertThat(service.cancelTask(cancelled)).isTrue();
+            assertThat(service.cancelTask(cancelled)).isFalse();
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(sentinel));
+            assertThat(listeners.runs).doesNotContainKey(cancelled);
+            assertThat(status(context, cancelled)).isEqualTo(TaskStatus.CANCELLED);
+        });
+    }
+
+    @Test
+    void cancelOfAnUnknownOrExecutedTaskReturnsFalse() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            assertThat(service.cancelTask(123456789L)).isFalse();
+            long id = service.addTask(DelayTask.builder(RECORDED).build());
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(service.cancelTask(id)).isFalse();
+        });
+    }
+
+    @Test
+    void pollTakesADueTaskOfATypeWithoutListenerAndMarksItExecuted() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long later = service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofMinutes(2)).build());
+            assertThat(service.poll(NO_LISTENER, 0)).isNull();
+            long due = service.addTask(DelayTask.builder(NO_LISTENER).parameters("now").build());
+            DelayTask polled = service.poll(NO_LISTENER, 0);
+            assertThat(polled).isNotNull();
+            assertThat(polled.getTaskId()).isEqualTo(due);
+            assertThat(polled.getParametersAsString()).isEqualTo("now");
+            assertThat(status(context, due)).isEqualTo(TaskStatus.EXECUTED);
+            assertThat(service.poll(NO_LISTENER, 0)).isNull();
+            assertThat(status(context, later)).isEqualTo(TaskStatus.SCHEDULED);
+        });
+    }
+
+    @Test
+    void taskBeyondThePreloadWindowStaysInTheDatabaseUntilReloadBringsItIn() {
+        this.runner.withPropertyValues("delay-task.preload-window=2s", "delay-task.reload-interval=500ms")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                DelayTask task = DelayTask.builder(RECORDED).delay(Duration.ofSeconds(4)).build();
+                long id = service.addTask(task);
+                assertThat(redisSizes(context, RECORDED)[0]).isZero();
+                Listeners listeners = context.getBean(Listeners.class);
+                await().atMost(Duration.ofSeconds(15)).until(() -> listeners.runs.containsKey(id));
+                assertThat(listeners.runs.get(id).get(0)).isGreaterThanOrEqualTo(task.getExecuteTime());
+            });
+    }
+
+    @Test
+    void pendingTasksRunAfterTheApplicationRestarts() {
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            for (int i = 0; i < 20; i++) {
+                ids.add(service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(100)).build()));
+            }
+        });
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.keySet().containsAll(ids));
+            assertThat(ids).allSatisfy((id) -> assertThat(listeners.runs.get(id)).hasSize(1));
+        });
+    }
+
+    @Test
+    void tasksLostFromRedisComeBackFromTheDatabase() {
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            for (int i = 0; i < 10; i++) {
+                ids.add(service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(200)).build()));
+            }
+        });
+        this.backend.deleteRedisKeys();
+        assertThat(this.backend.redisKeys()).isEmpty();
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.keySet().containsAll(ids));
+        });
+    }
+
+    @Test
+    void failingHandlerIsRetriedWithBackOffThenSucceeds() {
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            listeners.flakyFailures.set(1);
+            long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(FLAKY).build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(listeners.flakyRuns.get()).isEqualTo(2);
+            assertThat(count(context, "SELECT attempts FROM taskinfo_logs WHERE task_id = " + id)).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void handlerFailingEveryAttemptLeavesTheTaskDeadWithItsError() {
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            listeners.flakyFailures.set(100);
+            long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(FLAKY).build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.DEAD);
+            assertThat(listeners.flakyRuns.get()).isEqualTo(3);
+            String error = new JdbcTemplate(context.getBean(DataSource.class))
+                .queryForObject("SELECT last_error FROM taskinfo_logs WHERE task_id = " + id, String.class);
+            assertThat(error).contains("flaky failure");
+        });
+    }
+
+    @Test
+    void taskAddedInATransactionThatRollsBackLeavesNothingBehind() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+            long[] id = new long[1];
+            transaction.executeWithoutResult((status) -> {
+                id[0] = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                status.setRollbackOnly();
+            });
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs WHERE task_id = " + id[0])).isZero();
+            assertThat(redisSizes(context, NO_LISTENER)).containsExactly(0, 0, 0);
+            assertThat(service.poll(NO_LISTENER, 0)).isNull();
+        });
+    }
+
+    @Test
+    void addingATaskWithAnExistingIdFailsAndChangesNothing() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            service.addTask(DelayTask.builder(NO_LISTENER).taskId(77L).parameters("first").build());
+            assertThatExceptionOfType(DelayTaskException.class)
+                .isThrownBy(() -> service.addTask(DelayTask.builder(NO_LISTENER).taskId(77L).parameters("second").build()))
+                .withMessageContaining("77");
+            assertThat(service.poll(NO_LISTENER, 0).getParametersAsString()).isEqualTo("first");
+        });
+    }
+
+    @Test
+    void reloadIsIdempotentAndLeavesTasksInFlightAlone() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofMinutes(1)).build());
+            DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
+            assertThat(jobs.reloadNow()).isEqualTo(1);
+            assertThat(jobs.reloadNow()).isEqualTo(1);
+            assertThat(redisSizes(context, NO_LISTENER)[0]).isEqualTo(1);
+        });
+    }
+
+    private TaskStatus status(AssertableApplicationContext context, long id) {
+        Integer code = new JdbcTemplate(context.getBean(DataSource.class))
+            .queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?", Integer.class, id);
+        return TaskStatus.fromCode(code);
+    }
+
+    private long count(AssertableApplicationContext context, String sql) {
+        Long value = new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(sql, Long.class);
+        return (value != null) ? value : 0;
+    }
+
+    private long[] redisSizes(AssertableApplicationContext context, int taskType) {
+        return context.getBean(TaskQueues.class).sizes(new QueueId(taskType, 0));
+    }
+
+    record Order(Long id, String status) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Listeners {
+
+        final Map<Long, List<Long>> runs = new ConcurrentHashMap<>();
+
+        final Map<Long, DelayTask> received = new ConcurrentHashMap<>();
+
+        final List<Order> orders = new CopyOnWriteArrayList<>();
+
+        final AtomicInteger flakyFailures = new AtomicInteger();
+
+        final AtomicInteger flakyRuns = new AtomicInteger();
+
+        @DelayTaskListener(taskType = RECORDED)
+        void record(DelayTask task) {
+            this.runs.computeIfAbsent(task.getTaskId(), (id) -> new CopyOnWriteArrayList<>())
+                .add(System.currentTimeMillis());
+            this.received.put(task.getTaskId(), task);
+        }
+
+        @DelayTaskListener(taskType = PAYLOAD)
+        void order(Order order) {
+            this.orders.add(order);
+        }
+
+        @DelayTaskListener(taskType = FLAKY)
+        void flaky(byte[] parameters) {
+            this.flakyRuns.incrementAndGet();
+            if (this.flakyFailures.getAndDecrement() > 0) {
+                throw new IllegalStateException("flaky failure");
+            }
+        }
+
+        @Bean
+        TransactionTemplate transactionTemplate(org.springframework.transaction.PlatformTransactionManager manager) {
+            return new TransactionTemplate(manager);
+        }
+
+    }
+
+}

@@ -1,0 +1,17 @@
+package io.github.delaytask.autoconfigure;
+
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The end-to-end suite on the real Redis and PostgreSQL of 127.0.0.1, in a schema of its own.
+ */
+@Tag("real-services")
+class PostgreSqlDelayTaskIntegrationTests extends AbstractDelayTaskIntegrationTests {
+
+    @Override
+    protected TestBackend createBackend() {
+        return TestBackend.postgreSql();
+    }
+
+}

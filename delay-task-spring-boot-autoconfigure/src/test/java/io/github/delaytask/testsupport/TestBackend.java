@@ -1,0 +1,272 @@
+package io.github.delaytask.testsupport;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import redis.embedded.RedisServer;
+
+/**
+ * A Redis and a database for one test class, with names of its own, removed again on close.
+ * <p>
+ * {@link #embedded()} is the zero-setup default (an embedded Redis on a free port and an in-memory H2);
+ * {@link #mariaDb()} and {@link #postgreSql()} use the services running on 127.0.0.1, in a database or schema
+ * created for the test.
+ */
+public abstract class TestBackend implements AutoCloseable {
+
+    private final String keyPrefix = "delay-task-test-" + UUID.randomUUID().toString().substring(0, 8);
+
+    private final String redisHost;
+
+    private final int redisPort;
+
+    private TestBackend(String redisHost, int redisPort) {
+        this.redisHost = redisHost;
+        this.redisPort = redisPort;
+    }
+
+    public static TestBackend embedded() {
+        return new Embedded();
+    }
+
+    public static TestBackend mariaDb() {
+        return new MariaDb();
+    }
+
+    public static TestBackend postgreSql() {
+        return new PostgreSql();
+    }
+
+    public String keyPrefix() {
+        return this.keyPrefix;
+    }
+
+    public String redisHost() {
+        return this.redisHost;
+    }
+
+    public int redisPort() {
+        return this.redisPort;
+    }
+
+    public abstract String jdbcUrl();
+
+    public abstract String jdbcUsername();
+
+    /** Spring properties pointing an application at this backend. */
+    public List<String> properties() {
+        List<String> properties = new ArrayList<>();
+        properties.add("spring.data.redis.host=" + this.redisHost);
+        properties.add("spring.data.redis.port=" + this.redisPort);
+        properties.add("spring.datasource.url=" + jdbcUrl());
+        properties.add("spring.datasource.username=" + jdbcUsername());
+        properties.add("spring.datasource.password=");
+        properties.add("delay-task.redis.key-prefix=" + this.keyPrefix);
+        properties.add("delay-task.jdbc.initialize-schema=always");
+        return properties;
+    }
+
+    /** Run statements on the database, for set-up and checks. */
+    public void execute(String... statements) {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl(), jdbcUsername(), "");
+                Statement statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Delete every Redis key under this backend's prefix (a test's stand-in for Redis losing its data). */
+    public void deleteRedisKeys() {
+        RedisClient client = RedisClient.create("redis://" + this.redisHost + ":" + this.redisPort);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            RedisCommands<String, String> redis = connection.sync();
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(this.keyPrefix + ":*"));
+                if (!page.getKeys().isEmpty()) {
+                    redis.del(page.getKeys().toArray(new String[0]));
+                }
+                cursor = page;
+            }
+            while (!cursor.isFinished());
+        }
+        finally {
+            client.shutdown();
+        }
+    }
+
+    /** Every Redis key under this backend's prefix. */
+    public Set<String> redisKeys() {
+        RedisClient client = RedisClient.create("redis://" + this.redisHost + ":" + this.redisPort);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return Set.copyOf(connection.sync().keys(this.keyPrefix + ":*"));
+        }
+        finally {
+            client.shutdown();
+        }
+    }
+
+    @Override
+    public void close() {
+        deleteRedisKeys();
+    }
+
+    private static final class Embedded extends TestBackend {
+
+        private final RedisServer server;
+
+        private final String database = "delaytask_" + UUID.randomUUID().toString().replace("-", "");
+
+        Embedded() {
+            this(startRedis());
+        }
+
+        private Embedded(RedisServer server) {
+            super("127.0.0.1", server.ports().get(0));
+            this.server = server;
+        }
+
+        private static RedisServer startRedis() {
+            try {
+                int port = FreePort.find();
+                RedisServer server = RedisServer.newRedisServer().bind("127.0.0.1").port(port)
+                    .setting("save \"\"").setting("appendonly no").build();
+                server.start();
+                return server;
+            }
+            catch (IOException ex) {
+                throw new IllegalStateException("Could not start an embedded Redis", ex);
+            }
+        }
+
+        @Override
+        public String jdbcUrl() {
+            return "jdbc:h2:mem:" + this.database + ";DB_CLOSE_DELAY=-1";
+        }
+
+        @Override
+        public String jdbcUsername() {
+            return "sa";
+        }
+
+        @Override
+        public void close() {
+            try {
+                execute("SHUTDOWN");
+            }
+            finally {
+                try {
+                    this.server.stop();
+                }
+                catch (IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            }
+        }
+
+    }
+
+    private static final class MariaDb extends TestBackend {
+
+        private static final String SERVER = "jdbc:mariadb://127.0.0.1:3306/";
+
+        private final String database = "delaytask_it_" + UUID.randomUUID().toString().substring(0, 8);
+
+        MariaDb() {
+            super("127.0.0.1", 6379);
+            onServer("CREATE DATABASE " + this.database);
+        }
+
+        @Override
+        public String jdbcUrl() {
+            return SERVER + this.database;
+        }
+
+        @Override
+        public String jdbcUsername() {
+            return "root";
+        }
+
+        @Override
+        public void close() {
+            try {
+                super.close();
+            }
+            finally {
+                onServer("DROP DATABASE IF EXISTS " + this.database);
+            }
+        }
+
+        private static void onServer(String sql) {
+            try (Connection connection = DriverManager.getConnection(SERVER + "test", "root", "");
+                    Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+            }
+            catch (SQLException ex) {
+                throw new IllegalStateException(ex);
+            }
+        }
+
+    }
+
+    private static final class PostgreSql extends TestBackend {
+
+        private static final String DATABASE = "jdbc:postgresql://127.0.0.1:5432/test";
+
+        private final String schema = "delaytask_it_" + UUID.randomUUID().toString().substring(0, 8);
+
+        PostgreSql() {
+            super("127.0.0.1", 6379);
+            onDatabase("CREATE SCHEMA " + this.schema);
+        }
+
+        @Override
+        public String jdbcUrl() {
+            return DATABASE + "?currentSchema=" + this.schema;
+        }
+
+        @Override
+        public String jdbcUsername() {
+            return "postgres";
+        }
+
+        @Override
+        public void close() {
+            try {
+                super.close();
+            }
+            finally {
+                onDatabase("DROP SCHEMA IF EXISTS " + this.schema + " CASCADE");
+            }
+        }
+
+        private static void onDatabase(String sql) {
+            try (Connection connection = DriverManager.getConnection(DATABASE, "postgres", "");
+                    Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+            }
+            catch (SQLException ex) {
+                throw new IllegalStateException(ex);
+            }
+        }
+
+    }
+
+}

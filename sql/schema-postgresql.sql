@@ -1,0 +1,29 @@
+-- delay-task schema for PostgreSQL 12+. Safe to run again: it creates only what is missing.
+-- Times are epoch milliseconds (BIGINT), so no time zone of the JVM, the driver or the session can shift them.
+
+-- Tasks not finished yet: what the reload job reads and the dispatcher claims.
+CREATE TABLE IF NOT EXISTS taskinfo (
+    task_id      BIGINT  NOT NULL PRIMARY KEY,
+    task_type    INT     NOT NULL,
+    priority     INT     NOT NULL,
+    execute_time BIGINT  NOT NULL,
+    parameters   BYTEA   NULL,
+    version      INT     NOT NULL DEFAULT 1,
+    attempts     INT     NOT NULL DEFAULT 0,
+    lease_until  BIGINT  NULL
+);
+CREATE INDEX IF NOT EXISTS idx_taskinfo_execute_time ON taskinfo (execute_time, task_id);
+
+-- Every task, with its final status: 0 scheduled, 1 executed, 2 cancelled, 3 dead.
+CREATE TABLE IF NOT EXISTS taskinfo_logs (
+    task_id      BIGINT        NOT NULL PRIMARY KEY,
+    task_type    INT           NOT NULL,
+    priority     INT           NOT NULL,
+    execute_time BIGINT        NOT NULL,
+    parameters   BYTEA         NULL,
+    version      INT           NOT NULL DEFAULT 1,
+    status       INT           NOT NULL DEFAULT 0,
+    attempts     INT           NOT NULL DEFAULT 0,
+    last_error   VARCHAR(2000) NULL
+);
+CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_status ON taskinfo_logs (status, execute_time);
