@@ -59,6 +59,8 @@ public class DelayTaskProperties {
 
     private final Retry retry = new Retry();
 
+    private final Lock lock = new Lock();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -129,6 +131,10 @@ public class DelayTaskProperties {
 
     public Retry getRetry() {
         return this.retry;
+    }
+
+    public Lock getLock() {
+        return this.lock;
     }
 
     public static class Redis {
@@ -300,6 +306,38 @@ public class DelayTaskProperties {
 
         public void setMaxDelay(Duration maxDelay) {
             this.maxDelay = maxDelay;
+        }
+
+    }
+
+    public static class Lock {
+
+        /**
+         * How long a @DistributedLock is held at most when the annotation does not say; bounds how long a crashed
+         * holder blocks the job.
+         */
+        private Duration lockAtMostFor = Duration.ofMinutes(10);
+
+        /**
+         * How long a @DistributedLock is held at least when the annotation does not say, so that an instance whose
+         * clock is a little behind does not run the same trigger again.
+         */
+        private Duration lockAtLeastFor = Duration.ZERO;
+
+        public Duration getLockAtMostFor() {
+            return this.lockAtMostFor;
+        }
+
+        public void setLockAtMostFor(Duration lockAtMostFor) {
+            this.lockAtMostFor = lockAtMostFor;
+        }
+
+        public Duration getLockAtLeastFor() {
+            return this.lockAtLeastFor;
+        }
+
+        public void setLockAtLeastFor(Duration lockAtLeastFor) {
+            this.lockAtLeastFor = lockAtLeastFor;
         }
 
     }
