@@ -1,0 +1,230 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+
+import com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration;
+import com.baomidou.mybatisplus.extension.plugins.MybatisPlusInterceptor;
+import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
+import com.baomidou.mybatisplus.extension.plugins.inner.PaginationInnerInterceptor;
+import com.baomidou.mybatisplus.extension.plugins.pagination.Page;
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.DistributedLocks;
+import io.github.delaytask.autoconfigure.hostapp.HostApplication;
+import io.github.delaytask.autoconfigure.hostapp.HostMapper;
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TestBackend;
+import org.apache.ibatis.plugin.Interceptor;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.mybatis.spring.SqlSessionTemplate;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link DelayTaskAutoConfiguration}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DelayTaskAutoConfigurationTests {
+
+    private TestBackend backend;
+
+    private ApplicationContextRunner contextRunner;
+
+    @BeforeAll
+    void startBackend() {
+        this.backend = TestBackend.embedded();
+        this.contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+                    MybatisPlusAutoConfiguration.class, DelayTaskAutoConfiguration.class))
+            .withPropertyValues(this.backend.properties().toArray(new String[0]));
+    }
+
+    @AfterAll
+    void stopBackend() {
+        this.backend.close();
+    }
+
+    @Test
+    void defaultsProvideTheServiceAndEveryPart() {
+        this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
+            .hasSingleBean(DelayTaskService.class)
+            .hasSingleBean(TaskStore.class)
+            .hasSingleBean(TaskQueues.class)
+            .hasSingleBean(TaskBroker.class)
+            .hasSingleBean(DistributedLocks.class)
+            .hasSingleBean(DelayTaskJobs.class)
+            .hasSingleBean(DelayTaskListenerEndpointRegistry.class)
+            .hasSingleBean(OptimisticLockerInnerInterceptor.class)
+            .hasSingleBean(DelayTaskDataSourceScriptDatabaseInitializer.class));
+    }
+
+    @Test
+    void publishesNoExecutorOrSchedulerThatWouldMakeBootsOwnBackOff() {
+        this.contextRunner.run((context) -> assertThat(context)
+            .doesNotHaveBean(java.util.concurrent.Executor.class)
+            .doesNotHaveBean(org.springframework.scheduling.TaskScheduler.class));
+    }
+
+    @Test
+    void enabledFalseTurnsTheStarterOff() {
+        this.contextRunner.withPropertyValues("delay-task.enabled=false")
+            .run((context) -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(DelayTaskService.class)
+                .doesNotHaveBean(DelayTaskJobs.class));
+    }
+
+    @Test
+    void listenerEnabledFalseKeepsTheServiceButStartsNoListeners() {
+        this.contextRunner.withPropertyValues("delay-task.listener.enabled=false")
+            .run((context) -> assertThat(context).hasSingleBean(DelayTaskService.class)
+                .doesNotHaveBean(DelayTaskListenerEndpointRegistry.class));
+    }
+
+    @Test
+    void backsOffWithoutRedis() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                    MybatisPlusAutoConfiguration.class, DelayTaskAutoConfiguration.class))
+            .withPropertyValues(this.backend.properties().toArray(new String[0]))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DelayTaskService.class));
+    }
+
+    @Test
+    void backsOffWhenMybatisPlusIsNotOnTheClasspath() {
+        this.contextRunner.withClassLoader(new FilteredClassLoader(OptimisticLockerInnerInterceptor.class))
+            .run((context) -> assertThat(context).doesNotHaveBean(DelayTaskService.class));
+    }
+
+    @Test
+    void userDefinedServiceReplacesOurs() {
+        this.contextRunner.withUserConfiguration(UserServiceConfiguration.class)
+            .run((context) -> assertThat(context).getBean(DelayTaskService.class)
+                .isSameAs(context.getBean(UserServiceConfiguration.class).service));
+    }
+
+    @Test
+    void propertiesAreBound() {
+        this.contextRunner
+            .withPropertyValues("delay-task.preload-window=10m", "delay-task.reload-interval=30s",
+                    "delay-task.lease=2m", "delay-task.listener.concurrency=4", "delay-task.listener.poll-interval=20ms",
+                    "delay-task.retry.max-attempts=5", "delay-task.max-parameters-size=1MB",
+                    "delay-task.jdbc.initialize-schema=never", "delay-task.lock.lock-at-least-for=5s")
+            .run((context) -> {
+                DelayTaskProperties properties = context.getBean(DelayTaskProperties.class);
+                assertThat(properties.getPreloadWindow()).isEqualTo(Duration.ofMinutes(10));
+                assertThat(properties.getReloadInterval()).isEqualTo(Duration.ofSeconds(30));
+                assertThat(properties.getLease()).isEqualTo(Duration.ofMinutes(2));
+                assertThat(properties.getListener().getConcurrency()).isEqualTo(4);
+                assertThat(properties.getListener().getPollInterval()).isEqualTo(Duration.ofMillis(20));
+                assertThat(properties.getRetry().getMaxAttempts()).isEqualTo(5);
+                assertThat(properties.getMaxParametersSize().toBytes()).isEqualTo(1024 * 1024);
+                assertThat(properties.getJdbc().getInitializeSchema().name()).isEqualTo("NEVER");
+                assertThat(properties.getLock().getLockAtLeastFor()).isEqualTo(Duration.ofSeconds(5));
+            });
+    }
+
+    @Test
+    void preloadWindowNotLongerThanTheReloadIntervalFailsStartUpSayingWhy() {
+        this.contextRunner.withPropertyValues("delay-task.preload-window=1m", "delay-task.reload-interval=1m")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("delay-task.preload-window")
+                .hasMessageContaining("delay-task.reload-interval"));
+    }
+
+    @Test
+    void keyPrefixWithAHashTagFailsStartUpSayingWhy() {
+        this.contextRunner.withPropertyValues("delay-task.redis.key-prefix={app}")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("must not contain '{' or '}'"));
+    }
+
+    @Test
+    void withoutAnInterceptorOfTheApplicationsOneIsAddedThatChecksVersions() {
+        this.contextRunner.run((context) -> {
+            assertThat(context).doesNotHaveBean(MybatisPlusInterceptor.class);
+            assertThat(optimisticLockers(context.getBean(SqlSessionTemplate.class))).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void theApplicationsInterceptorKeepsItsPaginationGainsTheOptimisticLockAndItsMapperStillWorks() {
+        this.contextRunner.withUserConfiguration(HostApplication.class).run((context) -> {
+            MybatisPlusInterceptor interceptor = context.getBean(MybatisPlusInterceptor.class);
+            assertThat(interceptor.getInterceptors()).hasSize(2)
+                .hasAtLeastOneElementOfType(PaginationInnerInterceptor.class)
+                .hasAtLeastOneElementOfType(OptimisticLockerInnerInterceptor.class);
+            assertThat(optimisticLockers(context.getBean(SqlSessionTemplate.class))).isEqualTo(1);
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            for (int i = 0; i < 3; i++) {
+                service.addTask(DelayTask.builder(5).delay(Duration.ofHours(1)).build());
+            }
+            Page<Long> page = new Page<>(1, 2);
+            context.getBean(HostMapper.class).pageOfTaskIds(page);
+            assertThat(page.getTotal()).isEqualTo(3);
+            assertThat(page.getRecords()).hasSize(2);
+        });
+    }
+
+    private static long optimisticLockers(SqlSessionTemplate template) {
+        long count = 0;
+        for (Interceptor interceptor : template.getConfiguration().getInterceptors()) {
+            if (interceptor instanceof MybatisPlusInterceptor plus) {
+                count += plus.getInterceptors().stream().filter(OptimisticLockerInnerInterceptor.class::isInstance)
+                    .count();
+            }
+        }
+        return count;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserServiceConfiguration {
+
+        final DelayTaskService service = new DelayTaskService() {
+
+            @Override
+            public long addTask(DelayTask task) {
+                return 1;
+            }
+
+            @Override
+            public boolean cancelTask(long taskId) {
+                return false;
+            }
+
+            @Override
+            public DelayTask poll(int taskType, int priority) {
+                return null;
+            }
+
+        };
+
+        @Bean
+        DelayTaskService userDelayTaskService() {
+            return this.service;
+        }
+
+    }
+
+}
