@@ -124,7 +124,9 @@ public class DelayTaskJobs implements SmartLifecycle {
             });
         }
         catch (Throwable ex) {
-            logger.warn("delay-task " + name + " job failed; it runs again in " + interval, ex);
+            if (this.running) {
+                logger.warn("delay-task " + name + " job failed; it runs again in " + interval, ex);
+            }
         }
     }
 

@@ -15,7 +15,9 @@ import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.TestBackend;
@@ -300,6 +302,94 @@ abstract class AbstractDelayTaskIntegrationTests {
             assertThat(jobs.reloadNow()).isEqualTo(1);
             assertThat(redisSizes(context, NO_LISTENER)[0]).isEqualTo(1);
         });
+    }
+
+    @Test
+    void cancelAndDispatchOfTheSameTasksRaceToExactlyOneWinner() {
+        this.runner.withPropertyValues("delay-task.listener.concurrency=4").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long dueAt = System.currentTimeMillis() + 500;
+            List<Long> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                ids.add(service.addTask(DelayTask.builder(RECORDED).executeAt(java.time.Instant.ofEpochMilli(dueAt))
+                    .build()));
+            }
+            Map<Long, Boolean> cancelled = new ConcurrentHashMap<>();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !listeners.runs.isEmpty());
+            ids.parallelStream().forEach((id) -> cancelled.put(id, service.cancelTask(id)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> count(context,
+                    "SELECT COUNT(*) FROM taskinfo_logs WHERE status = " + TaskStatus.SCHEDULED.code()) == 0);
+            for (Long id : ids) {
+                TaskStatus status = status(context, id);
+                if (status == TaskStatus.CANCELLED) {
+                    assertThat(cancelled.get(id)).as("cancel of %s", id).isTrue();
+                    assertThat(listeners.runs).as("runs of cancelled %s", id).doesNotContainKey(id);
+                }
+                else {
+                    assertThat(status).isEqualTo(TaskStatus.EXECUTED);
+                    assertThat(cancelled.get(id)).as("cancel of %s", id).isFalse();
+                    assertThat(listeners.runs.get(id)).as("runs of %s", id).hasSize(1);
+                }
+            }
+        });
+    }
+
+    @Test
+    void taskTakenButNotAcknowledgedWithinItsLeaseIsDeliveredAgain() {
+        long[] taken = new long[2];
+        this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.lease=1s").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(RECORDED).build());
+            // a consumer takes the task and dies before acknowledging it
+            TaskBroker.Batch batch = context.getBean(TaskBroker.class).claim(new QueueId(RECORDED, 0), 1);
+            assertThat(batch.tasks()).extracting(StoredTask::taskId).containsExactly(id);
+            assertThat(service.cancelTask(id)).as("a taken task cannot be cancelled").isFalse();
+            taken[0] = id;
+            taken[1] = System.currentTimeMillis();
+        });
+        this.runner.withPropertyValues("delay-task.lease=1s").run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(taken[0]));
+            assertThat(listeners.runs.get(taken[0]).get(0)).isGreaterThanOrEqualTo(taken[1] + 900);
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(context, taken[0]) == TaskStatus.EXECUTED);
+            assertThat(count(context, "SELECT attempts FROM taskinfo_logs WHERE task_id = " + taken[0])).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void anInstanceWhoseClockIsAheadDoesNotFireTasksEarly() {
+        this.runner.withBean(java.time.Clock.class, () -> java.time.Clock.offset(java.time.Clock.systemUTC(),
+                Duration.ofSeconds(30))).run((context) -> {
+                    DelayTaskService service = context.getBean(DelayTaskService.class);
+                    long executeTime = System.currentTimeMillis() + 1000;
+                    long id = service.addTask(DelayTask.builder(RECORDED)
+                        .executeAt(java.time.Instant.ofEpochMilli(executeTime)).build());
+                    Listeners listeners = context.getBean(Listeners.class);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(id));
+                    assertThat(listeners.runs.get(id).get(0)).isGreaterThanOrEqualTo(executeTime);
+                });
+    }
+
+    @Test
+    void badTasksAreRefusedWithAClearMessageAndNothingIsWritten() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.max-parameters-size=10B")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> service.addTask(null))
+                    .withMessageContaining("null");
+                assertThatExceptionOfType(IllegalArgumentException.class)
+                    .isThrownBy(() -> service.addTask(DelayTask.builder(-1).build()))
+                    .withMessageContaining("Task type -1");
+                assertThatExceptionOfType(IllegalArgumentException.class)
+                    .isThrownBy(() -> service.addTask(DelayTask.builder(1).priority(DelayTask.MAX_PRIORITY + 1).build()))
+                    .withMessageContaining("Priority");
+                assertThatExceptionOfType(IllegalArgumentException.class)
+                    .isThrownBy(() -> service.addTask(DelayTask.builder(1).parameters("more than ten bytes").build()))
+                    .withMessageContaining("delay-task.max-parameters-size");
+                assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isZero();
+                assertThat(this.backend.redisKeys()).as("only the jobs' locks").allMatch((key) -> key.contains(":lock:"));
+            });
     }
 
     private TaskStatus status(AssertableApplicationContext context, long id) {
