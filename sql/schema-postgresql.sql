@@ -10,9 +10,12 @@ CREATE TABLE IF NOT EXISTS taskinfo (
     parameters   BYTEA   NULL,
     version      INT     NOT NULL DEFAULT 1,
     attempts     INT     NOT NULL DEFAULT 0,
-    lease_until  BIGINT  NULL
+    lease_until  BIGINT  NULL,
+    biz_key      VARCHAR(191) NULL
 );
 CREATE INDEX IF NOT EXISTS idx_taskinfo_execute_time ON taskinfo (execute_time, task_id);
+-- a business key is unique among live tasks; finished tasks leave taskinfo and free their key
+CREATE UNIQUE INDEX IF NOT EXISTS uk_taskinfo_biz_key ON taskinfo (biz_key);
 
 -- Every task, with its final status: 0 scheduled, 1 executed, 2 cancelled, 3 dead.
 CREATE TABLE IF NOT EXISTS taskinfo_logs (
@@ -24,6 +27,8 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
     version      INT           NOT NULL DEFAULT 1,
     status       INT           NOT NULL DEFAULT 0,
     attempts     INT           NOT NULL DEFAULT 0,
-    last_error   VARCHAR(2000) NULL
+    last_error   VARCHAR(2000) NULL,
+    biz_key      VARCHAR(191)  NULL
 );
-CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_status ON taskinfo_logs (status, execute_time);
+CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_status ON taskinfo_logs (status, task_id);
+CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_biz_key ON taskinfo_logs (biz_key);

@@ -28,6 +28,8 @@ public class DelayTask {
 
     private byte[] parameters;
 
+    private String bizKey;
+
     private transient Duration delay;
 
     private transient Object payload;
@@ -56,6 +58,9 @@ public class DelayTask {
 
     /** Largest priority accepted. */
     public static final int MAX_PRIORITY = 1_000_000;
+
+    /** Longest business key accepted. */
+    public static final int MAX_BIZ_KEY_LENGTH = 191;
 
     /** Id of the task: assigned by {@code addTask} unless set, then unique across all tasks. */
     public Long getTaskId() {
@@ -99,6 +104,18 @@ public class DelayTask {
         this.parameters = parameters;
     }
 
+    /**
+     * Business key, such as {@code order:123:timeout}: unique among live tasks. Adding a task whose key is live
+     * returns the existing task's id and stores nothing new. At most {@link #MAX_BIZ_KEY_LENGTH} characters.
+     */
+    public String getBizKey() {
+        return this.bizKey;
+    }
+
+    public void setBizKey(String bizKey) {
+        this.bizKey = bizKey;
+    }
+
     /** The parameters read as UTF-8 text, or {@code null} when there are none. */
     public String getParametersAsString() {
         return (this.parameters != null) ? new String(this.parameters, StandardCharsets.UTF_8) : null;
@@ -124,7 +141,8 @@ public class DelayTask {
 
     @Override
     public String toString() {
-        return "DelayTask{taskId=" + this.taskId + ", taskType=" + this.taskType + ", priority=" + this.priority
+        return "DelayTask{taskId=" + this.taskId + ((this.bizKey != null) ? ", bizKey=" + this.bizKey : "")
+                + ", taskType=" + this.taskType + ", priority=" + this.priority
                 + ", executeTime=" + Instant.ofEpochMilli(this.executeTime) + ", parameters="
                 + ((this.parameters != null) ? this.parameters.length + " bytes" : "none") + "}";
     }
@@ -190,6 +208,12 @@ public class DelayTask {
             return this;
         }
 
+        /** A business key, unique among live tasks: adding the same key twice makes one task. */
+        public Builder bizKey(String bizKey) {
+            this.task.setBizKey(bizKey);
+            return this;
+        }
+
         /** An object to write as JSON into the parameters when the task is added. */
         public Builder payload(Object payload) {
             this.task.setPayload(payload);
@@ -200,6 +224,7 @@ public class DelayTask {
             DelayTask copy = new DelayTask(this.task.taskType, this.task.priority, this.task.executeTime,
                     this.task.parameters);
             copy.setTaskId(this.task.taskId);
+            copy.setBizKey(this.task.bizKey);
             copy.setDelay(this.task.delay);
             copy.setPayload(this.task.payload);
             return copy;

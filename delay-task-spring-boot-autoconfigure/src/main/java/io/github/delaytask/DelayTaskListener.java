@@ -11,9 +11,14 @@ import java.lang.annotation.Target;
  * <p>
  * The method takes no parameter or one: a {@link DelayTask}, the raw {@code byte[]} parameters, a {@code String}
  * (the parameters as UTF-8), or any other type, read from the parameters as JSON. Its return value is ignored.
- * When it returns, the task is marked executed; when it throws, the task is run again later. Each due task runs on
- * one instance of the application, in the starter's bounded thread pool ({@code delay-task.listener.*}). At most one
- * method may handle a given type and priority. Attributes are plain values; {@code ${...}} placeholders do not apply.
+ * When it returns, the task is marked executed. When it throws, the task runs again after a back-off that grows
+ * from {@link #initialDelay()} by {@link #multiplier()} up to {@link #maxDelay()}, until {@link #maxAttempts()}
+ * attempts failed; then its status becomes {@link TaskStatus#DEAD}. A {@link RetryLaterException} chooses the delay
+ * itself. Each due task runs on one instance of the application, in the starter's bounded thread pool
+ * ({@code delay-task.listener.*}). At most one method may handle a given type and priority.
+ * <p>
+ * Unset retry attributes take their value from {@code delay-task.retry.*}. The duration attributes accept
+ * {@code 30s} or {@code PT30S} forms and {@code ${...}} placeholders; the numeric attributes are plain values.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -25,5 +30,17 @@ public @interface DelayTaskListener {
 
     /** Priority handled, from 0 to {@link DelayTask#MAX_PRIORITY}. */
     int priority() default 0;
+
+    /** Attempts in all, the first included, before the task becomes DEAD; 1 means no retry, 0 the default. */
+    int maxAttempts() default 0;
+
+    /** Delay before the second attempt, such as {@code 1s}; empty for the default. */
+    String initialDelay() default "";
+
+    /** Factor applied to the delay after each further failure, at least 1; 0 for the default. */
+    double multiplier() default 0;
+
+    /** Longest delay between attempts, such as {@code 10m}; empty for the default. */
+    String maxDelay() default "";
 
 }

@@ -1,5 +1,9 @@
 package io.github.delaytask;
 
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
 /**
  * Adds, cancels and takes delayed tasks. The starter provides one as a bean.
  * <p>
@@ -11,11 +15,15 @@ package io.github.delaytask;
 public interface DelayTaskService {
 
     /**
-     * Store a task to run at its execute time (or after its delay). A task due in the past runs at once.
+     * Store a task to run at its execute time (or after its delay). A task due in the past runs at once. When the
+     * task has a {@linkplain DelayTask#getBizKey() business key} that a live task already has, nothing is stored and
+     * that task's id is returned; the database's unique index makes this hold for concurrent adds too.
      * @param task the task; its id is set on return
      * @return the task's id
-     * @throws IllegalArgumentException if the task is null or its type, priority or parameters are out of range
-     * @throws DelayTaskException if the task could not be stored; nothing of it is kept then
+     * @throws IllegalArgumentException if the task is null or its type, priority, business key or parameters are
+     * out of range
+     * @throws DelayTaskException if the task could not be stored (the database is unreachable, or a task with its
+     * explicit id exists); nothing of it is kept then
      */
     long addTask(DelayTask task);
 
@@ -26,6 +34,44 @@ public interface DelayTaskService {
      * is running or was cancelled
      */
     boolean cancelTask(long taskId);
+
+    /**
+     * Cancel the live task with the given business key, if no consumer has taken it.
+     * @param bizKey the business key
+     * @return {@code true} if this call cancelled it
+     */
+    boolean cancelTask(String bizKey);
+
+    /**
+     * Look a task up, whatever its status.
+     * @param taskId the task's id
+     * @return what the database holds of it, or empty if the id is unknown
+     */
+    Optional<TaskDetails> findTask(long taskId);
+
+    /**
+     * List the tasks whose handler failed on every attempt, oldest first.
+     * @param page page number, from 0
+     * @param size tasks per page, from 1 to 1000
+     * @return one page of dead tasks
+     */
+    List<TaskDetails> findDeadTasks(int page, int size);
+
+    /**
+     * Run a dead task again, now, with its attempts counted from zero.
+     * @param taskId the task's id
+     * @return {@code false} if the task is unknown or not dead
+     * @throws DelayTaskException if a live task has the same business key
+     */
+    boolean requeueTask(long taskId);
+
+    /**
+     * Move a pending task to a new execute time; it then fires at that time only.
+     * @param taskId the task's id
+     * @param executeTime the new execute time
+     * @return {@code false} if the task is unknown, finished, or running
+     */
+    boolean rescheduleTask(long taskId, Instant executeTime);
 
     /**
      * Take one due task of the given type and priority, and mark it executed.

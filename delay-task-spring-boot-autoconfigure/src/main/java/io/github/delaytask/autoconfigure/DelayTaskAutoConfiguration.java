@@ -32,6 +32,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -82,10 +83,11 @@ public class DelayTaskAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(DataSource.class)
     public DelayTaskDataSourceScriptDatabaseInitializer delayTaskDataSourceScriptDatabaseInitializer(
-            SqlSessionTemplate sqlSessionTemplate, DelayTaskProperties properties) {
-        return new DelayTaskDataSourceScriptDatabaseInitializer(
-                sqlSessionTemplate.getConfiguration().getEnvironment().getDataSource(), properties.getJdbc());
+            DataSource dataSource, DelayTaskProperties properties) {
+        // not the SqlSessionTemplate's DataSource: Boot makes JDBC users wait for initializers, which would be a cycle
+        return new DelayTaskDataSourceScriptDatabaseInitializer(dataSource, properties.getJdbc());
     }
 
     @Bean
@@ -106,10 +108,7 @@ public class DelayTaskAutoConfiguration {
     @ConditionalOnMissingBean
     public TaskBroker delayTaskBroker(TaskStore store, TaskQueues queues, DelayTaskProperties properties,
             ObjectProvider<Clock> clock) {
-        DelayTaskProperties.Retry retry = properties.getRetry();
-        RetryPolicy retryPolicy = new RetryPolicy(retry.getMaxAttempts(), retry.getInitialDelay(),
-                retry.getMultiplier(), retry.getMaxDelay());
-        return new TaskBroker(store, queues, properties.getLease(), retryPolicy, clock.getIfUnique(Clock::systemUTC));
+        return new TaskBroker(store, queues, properties.getLease(), clock.getIfUnique(Clock::systemUTC));
     }
 
     @Bean
@@ -143,8 +142,11 @@ public class DelayTaskAutoConfiguration {
             DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker,
             ObjectProvider<ObjectMapper> objectMapper, DelayTaskProperties properties) {
         DelayTaskProperties.Listener listener = properties.getListener();
+        DelayTaskProperties.Retry retry = properties.getRetry();
+        RetryPolicy retryPolicy = new RetryPolicy(retry.getMaxAttempts(), retry.getInitialDelay(),
+                retry.getMultiplier(), retry.getMaxDelay());
         ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getBatchSize(),
-                listener.getPollInterval(), properties.getShutdownTimeout());
+                listener.getPollInterval(), properties.getShutdownTimeout(), retryPolicy);
         return new DelayTaskListenerEndpointRegistry(processor, broker, objectMapper.getIfUnique(ObjectMapper::new),
                 settings);
     }

@@ -2,14 +2,20 @@ package io.github.delaytask.core;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskDetails;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
@@ -19,6 +25,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
 
 /**
  * {@link DelayTaskService} on the task store and the Redis queues. Public for wiring.
@@ -29,6 +36,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public class DefaultDelayTaskService implements DelayTaskService {
 
     private static final Log logger = LogFactory.getLog(DefaultDelayTaskService.class);
+
+    private static final int MAX_PAGE_SIZE = 1000;
 
     private final TaskStore store;
 
@@ -61,10 +70,10 @@ public class DefaultDelayTaskService implements DelayTaskService {
         byte[] parameters = parametersOf(task);
         long executeTime = (task.getDelay() != null) ? this.clock.millis() + task.getDelay().toMillis()
                 : task.getExecuteTime();
-        StoredTask stored;
+        TaskStore.Insertion insertion;
         try {
-            stored = this.store.insert(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime,
-                    parameters);
+            insertion = this.store.insert(new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(),
+                    executeTime, parameters, task.getBizKey()));
         }
         catch (DuplicateKeyException ex) {
             throw new DelayTaskException("A task with id " + task.getTaskId() + " already exists", ex);
@@ -72,32 +81,75 @@ public class DefaultDelayTaskService implements DelayTaskService {
         catch (DataAccessException ex) {
             throw new DelayTaskException("Could not store " + task, ex);
         }
-        task.setTaskId(stored.taskId());
-        task.setExecuteTime(executeTime);
-        task.setParameters(parameters);
-        afterCommit(() -> enqueue(stored));
-        return stored.taskId();
+        task.setTaskId(insertion.taskId());
+        StoredTask created = insertion.created();
+        if (created != null) {
+            task.setExecuteTime(executeTime);
+            task.setParameters(parameters);
+            afterCommit(() -> enqueue(created));
+        }
+        return insertion.taskId();
     }
 
     @Override
     public boolean cancelTask(long taskId) {
-        StoredTask cancelled;
-        try {
-            cancelled = this.store.cancel(taskId);
-        }
-        catch (DataAccessException ex) {
-            throw new DelayTaskException("Could not cancel task " + taskId, ex);
-        }
+        StoredTask cancelled = dataAccess(() -> this.store.cancel(taskId), "cancel task " + taskId);
         if (cancelled == null) {
             return false;
         }
+        afterCommit(() -> removeQuietly(cancelled));
+        return true;
+    }
+
+    @Override
+    public boolean cancelTask(String bizKey) {
+        Assert.hasText(bizKey, "Business key must not be empty");
+        Long taskId = dataAccess(() -> this.store.findLiveIdByBizKey(bizKey), "find the task with key " + bizKey);
+        return taskId != null && cancelTask(taskId);
+    }
+
+    @Override
+    public Optional<TaskDetails> findTask(long taskId) {
+        return Optional.ofNullable(dataAccess(() -> this.store.findDetails(taskId), "find task " + taskId));
+    }
+
+    @Override
+    public List<TaskDetails> findDeadTasks(int page, int size) {
+        Assert.isTrue(page >= 0, "Page must not be negative");
+        Assert.isTrue(size >= 1 && size <= MAX_PAGE_SIZE, () -> "Page size must be between 1 and " + MAX_PAGE_SIZE);
+        return dataAccess(() -> this.store.findDead(page * size, size), "list dead tasks");
+    }
+
+    @Override
+    public boolean requeueTask(long taskId) {
+        StoredTask requeued;
+        try {
+            requeued = this.store.requeue(taskId, this.clock.millis());
+        }
+        catch (DuplicateKeyException ex) {
+            throw new DelayTaskException("Task " + taskId + " cannot run again: a live task has its business key", ex);
+        }
+        catch (DataAccessException ex) {
+            throw new DelayTaskException("Could not requeue task " + taskId, ex);
+        }
+        if (requeued == null) {
+            return false;
+        }
+        afterCommit(() -> enqueue(requeued));
+        return true;
+    }
+
+    @Override
+    public boolean rescheduleTask(long taskId, Instant executeTime) {
+        Assert.notNull(executeTime, "Execute time must not be null");
+        StoredTask moved = dataAccess(() -> this.store.reschedule(taskId, executeTime.toEpochMilli()),
+                "reschedule task " + taskId);
+        if (moved == null) {
+            return false;
+        }
         afterCommit(() -> {
-            try {
-                this.queues.remove(cancelled.queue(), taskId);
-            }
-            catch (RuntimeException ex) {
-                // harmless: the id is dropped when it is claimed, as the database no longer has the task
-                logger.debug("Could not remove cancelled task " + taskId + " from Redis", ex);
+            if (!enqueue(moved)) {
+                removeQuietly(moved);
             }
         });
         return true;
@@ -119,9 +171,13 @@ public class DefaultDelayTaskService implements DelayTaskService {
         }
     }
 
-    private void enqueue(StoredTask task) {
+    /**
+     * Put a stored task into Redis if it is due within the preload window.
+     * @return whether it was due within the window
+     */
+    private boolean enqueue(StoredTask task) {
         if (task.executeTime() > this.clock.millis() + this.preloadWindow.toMillis()) {
-            return; // the reload job brings it in when it enters the window
+            return false; // the reload job brings it in when it enters the window
         }
         try {
             this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
@@ -130,6 +186,26 @@ public class DefaultDelayTaskService implements DelayTaskService {
         catch (RuntimeException ex) {
             logger.warn("Task " + task.taskId() + " is stored but Redis could not take it; the reload job will bring "
                     + "it in", ex);
+        }
+        return true;
+    }
+
+    private void removeQuietly(StoredTask task) {
+        try {
+            this.queues.remove(task.queue(), task.taskId());
+        }
+        catch (RuntimeException ex) {
+            // harmless: a claimed id is checked against the database, which decides whether it runs
+            logger.debug("Could not remove task " + task.taskId() + " from Redis", ex);
+        }
+    }
+
+    private static <T> T dataAccess(Supplier<T> action, String what) {
+        try {
+            return action.get();
+        }
+        catch (DataAccessException ex) {
+            throw new DelayTaskException("Could not " + what, ex);
         }
     }
 
@@ -164,6 +240,11 @@ public class DefaultDelayTaskService implements DelayTaskService {
         }
         if (task.getDelay() != null && task.getDelay().isNegative()) {
             throw new IllegalArgumentException("Delay " + task.getDelay() + " must not be negative");
+        }
+        if (task.getBizKey() != null
+                && (task.getBizKey().isBlank() || task.getBizKey().length() > DelayTask.MAX_BIZ_KEY_LENGTH)) {
+            throw new IllegalArgumentException("Business key '" + task.getBizKey() + "' must be non-blank and at most "
+                    + DelayTask.MAX_BIZ_KEY_LENGTH + " characters");
         }
         if (task.getTaskId() != null && task.getTaskId() <= 0) {
             throw new IllegalArgumentException("Task id " + task.getTaskId() + " must be positive");

@@ -20,6 +20,15 @@ public record RetryPolicy(int maxAttempts, Duration initialDelay, double multipl
         Assert.isTrue(!initialDelay.isNegative() && !maxDelay.isNegative(), "Retry delays must not be negative");
     }
 
+    /**
+     * This policy with the given values in place of its own; 0 or null keeps a value.
+     */
+    public RetryPolicy withOverrides(int maxAttempts, Duration initialDelay, double multiplier, Duration maxDelay) {
+        return new RetryPolicy((maxAttempts > 0) ? maxAttempts : this.maxAttempts,
+                (initialDelay != null) ? initialDelay : this.initialDelay,
+                (multiplier > 0) ? multiplier : this.multiplier, (maxDelay != null) ? maxDelay : this.maxDelay);
+    }
+
     /** Whether a task that failed its {@code attempts}-th attempt may run again. */
     public boolean allowsRetryAfter(int attempts) {
         return attempts < this.maxAttempts;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.QueueId;
@@ -43,17 +44,14 @@ public class TaskBroker {
 
     private final Duration lease;
 
-    private final RetryPolicy retryPolicy;
-
     private final Clock clock;
 
     private final List<ScheduleListener> scheduleListeners = new CopyOnWriteArrayList<>();
 
-    public TaskBroker(TaskStore store, TaskQueues queues, Duration lease, RetryPolicy retryPolicy, Clock clock) {
+    public TaskBroker(TaskStore store, TaskQueues queues, Duration lease, Clock clock) {
         this.store = store;
         this.queues = queues;
         this.lease = lease;
-        this.retryPolicy = retryPolicy;
         this.clock = clock;
     }
 
@@ -110,13 +108,15 @@ public class TaskBroker {
     }
 
     /**
-     * Record that the handler of a claimed task failed: it runs again after a back-off, or becomes
-     * {@link TaskStatus#DEAD} after its last attempt.
+     * Record that the handler of a claimed task failed: it runs again after the policy's back-off (or the delay a
+     * {@link RetryLaterException} asked for), or becomes {@link TaskStatus#DEAD} after its last attempt.
      */
-    public void fail(StoredTask claimed, Throwable error) {
+    public void fail(StoredTask claimed, Throwable error, RetryPolicy retryPolicy) {
         String message = describe(error);
-        if (this.retryPolicy.allowsRetryAfter(claimed.attempts())) {
-            long next = this.clock.millis() + this.retryPolicy.delayAfter(claimed.attempts()).toMillis();
+        if (retryPolicy.allowsRetryAfter(claimed.attempts())) {
+            Duration delay = (error instanceof RetryLaterException retryLater) ? retryLater.getDelay()
+                    : retryPolicy.delayAfter(claimed.attempts());
+            long next = this.clock.millis() + delay.toMillis();
             if (this.store.release(claimed, next, message)) {
                 this.queues.defer(claimed.queue(), claimed.taskId(), next);
             }

@@ -1,6 +1,7 @@
 package io.github.delaytask.listener;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,8 +18,12 @@ import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
 
 /**
  * Finds {@link DelayTaskListener} methods on beans and collects them as endpoints for the registry. Public for
@@ -27,11 +32,18 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  * A method with a bad signature, or a second method for a type and priority already handled, fails start-up with a
  * message naming the methods.
  */
-public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostProcessor {
+public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostProcessor, EmbeddedValueResolverAware {
+
+    private StringValueResolver valueResolver;
 
     private final Set<Class<?>> nonAnnotatedClasses = ConcurrentHashMap.newKeySet();
 
     private final Map<QueueId, ListenerEndpoint> endpoints = Collections.synchronizedMap(new LinkedHashMap<>());
+
+    @Override
+    public void setEmbeddedValueResolver(StringValueResolver resolver) {
+        this.valueResolver = resolver;
+    }
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -54,6 +66,8 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         ListenerEndpoint endpoint = new ListenerEndpoint(new QueueId(annotation.taskType(), annotation.priority()),
                 bean, beanName, invocable);
+        endpoint = new ListenerEndpoint(endpoint.queue(), bean, beanName, invocable, retryOverrides(endpoint,
+                annotation));
         if (annotation.taskType() < 0 || annotation.taskType() > DelayTask.MAX_TYPE || annotation.priority() < 0
                 || annotation.priority() > DelayTask.MAX_PRIORITY) {
             throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has taskType "
@@ -71,6 +85,37 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
             throw new BeanInitializationException("Two @DelayTaskListener methods handle task type "
                     + annotation.taskType() + " priority " + annotation.priority() + ": " + existing.describe()
                     + " and " + endpoint.describe() + "; each type and priority may have one listener");
+        }
+    }
+
+    private ListenerEndpoint.RetryOverrides retryOverrides(ListenerEndpoint endpoint, DelayTaskListener annotation) {
+        if (annotation.maxAttempts() < 0 || (annotation.multiplier() != 0 && annotation.multiplier() < 1)) {
+            throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe()
+                    + " has maxAttempts " + annotation.maxAttempts() + " and multiplier " + annotation.multiplier()
+                    + "; maxAttempts must be at least 1 (0 for the default) and multiplier at least 1 (0 for the "
+                    + "default)");
+        }
+        return new ListenerEndpoint.RetryOverrides(annotation.maxAttempts(),
+                duration(endpoint, "initialDelay", annotation.initialDelay()), annotation.multiplier(),
+                duration(endpoint, "maxDelay", annotation.maxDelay()));
+    }
+
+    private Duration duration(ListenerEndpoint endpoint, String attribute, String value) {
+        String resolved = (this.valueResolver != null && StringUtils.hasText(value))
+                ? this.valueResolver.resolveStringValue(value) : value;
+        if (!StringUtils.hasText(resolved)) {
+            return null;
+        }
+        try {
+            Duration duration = DurationFormatterUtils.detectAndParse(resolved.trim());
+            if (duration.isNegative()) {
+                throw new IllegalArgumentException("negative");
+            }
+            return duration;
+        }
+        catch (RuntimeException ex) {
+            throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has " + attribute
+                    + " '" + value + "', which is not a duration such as 30s or PT30S", ex);
         }
     }
 

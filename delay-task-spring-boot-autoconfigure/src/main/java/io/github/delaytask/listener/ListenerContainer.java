@@ -1,5 +1,7 @@
 package io.github.delaytask.listener;
 
+import io.github.delaytask.RetryLaterException;
+import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
@@ -28,6 +30,8 @@ final class ListenerContainer implements Runnable {
 
     private final ListenerSettings settings;
 
+    private final RetryPolicy retryPolicy;
+
     private final Object signal = new Object();
 
     private boolean wakeRequested;
@@ -45,6 +49,7 @@ final class ListenerContainer implements Runnable {
         this.broker = broker;
         this.workers = workers;
         this.settings = settings;
+        this.retryPolicy = endpoint.retryPolicy(settings.retryPolicy());
     }
 
     QueueId queue() {
@@ -135,9 +140,11 @@ final class ListenerContainer implements Runnable {
                 this.broker.complete(task);
             }
             else {
-                logger.warn("Task " + task.taskId() + " failed in " + this.endpoint.describe() + " (attempt "
-                        + task.attempts() + ")", failure);
-                this.broker.fail(task, failure);
+                if (!(failure instanceof RetryLaterException)) {
+                    logger.warn("Task " + task.taskId() + " failed in " + this.endpoint.describe() + " (attempt "
+                            + task.attempts() + " of " + this.retryPolicy.maxAttempts() + ")", failure);
+                }
+                this.broker.fail(task, failure, this.retryPolicy);
             }
         }
         catch (RuntimeException ex) {

@@ -2,6 +2,7 @@ package io.github.delaytask.listener;
 
 import java.lang.reflect.Method;
 
+import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.redis.QueueId;
 
 /**
@@ -10,12 +11,32 @@ import io.github.delaytask.redis.QueueId;
  * @param bean the bean, possibly a proxy
  * @param beanName the bean's name, for messages
  * @param method the method to invoke on the bean
+ * @param retry the retry attributes of its annotation, applied over the defaults
  */
-record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method) {
+record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method, RetryOverrides retry) {
+
+    ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method) {
+        this(queue, bean, beanName, method, RetryOverrides.NONE);
+    }
+
+    RetryPolicy retryPolicy(RetryPolicy defaults) {
+        return defaults.withOverrides(this.retry.maxAttempts(), this.retry.initialDelay(), this.retry.multiplier(),
+                this.retry.maxDelay());
+    }
 
     String describe() {
         return "'" + this.beanName + "' method " + this.method.getDeclaringClass().getName() + "."
                 + this.method.getName();
+    }
+
+    /**
+     * Retry attributes as resolved from the annotation; 0 or null where it left them unset.
+     */
+    record RetryOverrides(int maxAttempts, java.time.Duration initialDelay, double multiplier,
+            java.time.Duration maxDelay) {
+
+        static final RetryOverrides NONE = new RetryOverrides(0, null, 0, null);
+
     }
 
 }

@@ -2,6 +2,8 @@ package io.github.delaytask.listener;
 
 import java.time.Duration;
 
+import io.github.delaytask.core.RetryPolicy;
+
 import org.springframework.util.Assert;
 
 /**
@@ -10,8 +12,10 @@ import org.springframework.util.Assert;
  * @param batchSize most tasks one poll claims
  * @param pollInterval longest wait between polls of an idle queue
  * @param shutdownTimeout how long running handlers may finish when the application stops
+ * @param retryPolicy retries of a listener whose annotation does not say otherwise
  */
-public record ListenerSettings(int concurrency, int batchSize, Duration pollInterval, Duration shutdownTimeout) {
+public record ListenerSettings(int concurrency, int batchSize, Duration pollInterval, Duration shutdownTimeout,
+        RetryPolicy retryPolicy) {
 
     public ListenerSettings {
         Assert.isTrue(concurrency >= 1, "delay-task.listener.concurrency must be at least 1");

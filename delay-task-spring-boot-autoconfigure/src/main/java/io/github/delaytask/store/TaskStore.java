@@ -3,6 +3,7 @@ package io.github.delaytask.store;
 import java.util.Collection;
 import java.util.List;
 
+import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 
 /**
@@ -12,12 +13,34 @@ import io.github.delaytask.TaskStatus;
 public interface TaskStore {
 
     /**
-     * Store a new task as scheduled, in {@code taskinfo} and {@code taskinfo_logs}, in the caller's transaction.
-     * @param taskId the id to use, or null to have one assigned
-     * @return the stored task, with its id
+     * Store a new task as scheduled, in {@code taskinfo} and {@code taskinfo_logs}, in the caller's transaction,
+     * unless a live task has its business key.
+     * @return the stored task, or the live task that has the same business key
      * @throws org.springframework.dao.DuplicateKeyException if a task with that id exists
      */
-    StoredTask insert(Long taskId, int taskType, int priority, long executeTime, byte[] parameters);
+    Insertion insert(NewTask task);
+
+    /** The id of the live task with the given business key, or null. */
+    Long findLiveIdByBizKey(String bizKey);
+
+    /** What the log holds of a task, or null if the id is unknown. */
+    TaskDetails findDetails(long taskId);
+
+    /** Dead tasks, by id. */
+    List<TaskDetails> findDead(int offset, int limit);
+
+    /**
+     * Make a dead task live again, due at {@code executeTime}, with no attempts.
+     * @return the live task, or null if the task is not dead
+     * @throws org.springframework.dao.DuplicateKeyException if a live task has its business key
+     */
+    StoredTask requeue(long taskId, long executeTime);
+
+    /**
+     * Move a task no consumer holds to a new execute time.
+     * @return the task as changed, or null if it is unknown, finished, or taken by a consumer
+     */
+    StoredTask reschedule(long taskId, long executeTime);
 
     /**
      * The live tasks among the given ids; ids of finished or unknown tasks are missing from the result.
@@ -60,5 +83,13 @@ public interface TaskStore {
 
     /** The database's clock, epoch ms: one clock for every instance. */
     long currentTimeMillis();
+
+    /**
+     * The outcome of {@link #insert(NewTask)}.
+     * @param taskId the id of the stored task, or of the live task with the same business key
+     * @param created the stored task, or null when nothing was stored
+     */
+    record Insertion(long taskId, StoredTask created) {
+    }
 
 }

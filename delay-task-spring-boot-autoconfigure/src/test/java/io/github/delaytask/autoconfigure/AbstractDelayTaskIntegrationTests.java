@@ -14,6 +14,8 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.RetryLaterException;
+import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
@@ -56,6 +58,10 @@ abstract class AbstractDelayTaskIntegrationTests {
     static final int PAYLOAD = 2;
 
     static final int FLAKY = 3;
+
+    static final int RETRY_LATER = 4;
+
+    static final int SLOW = 5;
 
     static final int NO_LISTENER = 9;
 
@@ -392,6 +398,143 @@ abstract class AbstractDelayTaskIntegrationTests {
             });
     }
 
+    @Test
+    void addingATaskWhoseBusinessKeyIsLiveReturnsTheExistingTaskAndStoresNothing() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long first = service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:1:timeout")
+                .delay(Duration.ofMinutes(30)).build());
+            long second = service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:1:timeout")
+                .delay(Duration.ofMinutes(5)).build());
+            assertThat(second).isEqualTo(first);
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void concurrentAddsOfOneBusinessKeyMakeOneTask() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            java.util.Set<Long> ids = ConcurrentHashMap.newKeySet();
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<?>> adds = new java.util.ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                adds.add(pool.submit(() -> {
+                    start.await();
+                    return ids.add(service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:2:timeout")
+                        .delay(Duration.ofMinutes(30)).build()));
+                }));
+            }
+            start.countDown();
+            for (java.util.concurrent.Future<?> add : adds) {
+                add.get();
+            }
+            pool.shutdown();
+            assertThat(ids).hasSize(1);
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo")).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void cancelByBusinessKeyFreesTheKeyForANewTask() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long first = service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:3").build());
+            assertThat(service.cancelTask("order:3")).isTrue();
+            assertThat(service.cancelTask("order:3")).isFalse();
+            long second = service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:3").build());
+            assertThat(second).isNotEqualTo(first);
+            assertThat(service.findTask(first)).get().extracting(TaskDetails::status).isEqualTo(TaskStatus.CANCELLED);
+            assertThat(service.findTask(second)).get().extracting(TaskDetails::status)
+                .isEqualTo(TaskStatus.SCHEDULED);
+        });
+    }
+
+    @Test
+    void findTaskShowsStatusAttemptsAndLastErrorAndDeadTasksCanBeListedAndRequeued() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            listeners.flakyFailures.set(3);
+            long id = service.addTask(DelayTask.builder(FLAKY).parameters("x").build());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(id).map(TaskDetails::status).orElse(null) == TaskStatus.DEAD);
+            TaskDetails dead = service.findTask(id).orElseThrow();
+            assertThat(dead.attempts()).isEqualTo(3);
+            assertThat(dead.lastError()).contains("flaky failure");
+            assertThat(service.findDeadTasks(0, 10)).extracting(TaskDetails::taskId).containsExactly(id);
+            assertThat(service.requeueTask(id)).isTrue();
+            assertThat(service.requeueTask(id)).as("no longer dead").isFalse();
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(id).map(TaskDetails::status).orElse(null) == TaskStatus.EXECUTED);
+            assertThat(listeners.flakyRuns.get()).isEqualTo(4);
+            assertThat(service.findDeadTasks(0, 10)).isEmpty();
+            assertThat(service.findTask(987654321L)).isEmpty();
+        });
+    }
+
+    @Test
+    void rescheduledTaskFiresAtItsNewTimeOnly() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long movedLater = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(300)).build());
+            long movedEarlier = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofHours(1)).build());
+            long later = System.currentTimeMillis() + 2000;
+            assertThat(service.rescheduleTask(movedLater, java.time.Instant.ofEpochMilli(later))).isTrue();
+            assertThat(service.rescheduleTask(movedEarlier, java.time.Instant.now())).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> listeners.runs.containsKey(movedEarlier));
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(movedLater));
+            assertThat(listeners.runs.get(movedLater)).hasSize(1);
+            assertThat(listeners.runs.get(movedLater).get(0)).isGreaterThanOrEqualTo(later);
+            assertThat(service.rescheduleTask(movedLater, java.time.Instant.now())).as("already ran").isFalse();
+        });
+    }
+
+    @Test
+    void handlerCanChooseWhenItsTaskRunsAgainAndTheListenerBoundsItsAttempts() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long id = service.addTask(DelayTask.builder(RETRY_LATER).build());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(id).map(TaskDetails::status).orElse(null) == TaskStatus.DEAD);
+            List<Long> runs = listeners.runs.get(id);
+            assertThat(runs).as("maxAttempts = 2 on the annotation").hasSize(2);
+            assertThat(runs.get(1) - runs.get(0)).as("the delay the handler asked for").isGreaterThanOrEqualTo(700);
+        });
+    }
+
+    @Test
+    void taskAddedInACommittedTransactionReachesRedisOnlyAtTheCommit() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+            long id = transaction.execute((status) -> {
+                long taskId = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                assertThat(redisSizes(context, NO_LISTENER)).as("before the commit").containsExactly(0, 0, 0);
+                return taskId;
+            });
+            assertThat(redisSizes(context, NO_LISTENER)[0]).isEqualTo(1);
+            assertThat(service.poll(NO_LISTENER, 0).getTaskId()).isEqualTo(id);
+        });
+    }
+
+    @Test
+    void closingTheApplicationLetsRunningHandlersFinishAndRecordsThem() {
+        long[] id = new long[1];
+        Listeners[] closed = new Listeners[1];
+        this.runner.run((context) -> {
+            closed[0] = context.getBean(Listeners.class);
+            id[0] = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(SLOW).build());
+            await().atMost(Duration.ofSeconds(5)).until(() -> closed[0].slowStarted.getCount() == 0);
+        });
+        assertThat(closed[0].slowFinished.get()).as("the handler finished before the context closed").isEqualTo(1);
+        this.runner.withPropertyValues("delay-task.listener.enabled=false")
+            .run((context) -> assertThat(status(context, id[0])).isEqualTo(TaskStatus.EXECUTED));
+    }
+
     private TaskStatus status(AssertableApplicationContext context, long id) {
         Integer code = new JdbcTemplate(context.getBean(DataSource.class))
             .queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?", Integer.class, id);
@@ -441,6 +584,24 @@ abstract class AbstractDelayTaskIntegrationTests {
             if (this.flakyFailures.getAndDecrement() > 0) {
                 throw new IllegalStateException("flaky failure");
             }
+        }
+
+        final java.util.concurrent.CountDownLatch slowStarted = new java.util.concurrent.CountDownLatch(1);
+
+        final AtomicInteger slowFinished = new AtomicInteger();
+
+        @DelayTaskListener(taskType = RETRY_LATER, maxAttempts = 2, initialDelay = "${test.unused-delay:10ms}")
+        void retryLater(DelayTask task) {
+            record(task);
+            throw new RetryLaterException(Duration.ofMillis(700));
+        }
+
+        @DelayTaskListener(taskType = SLOW)
+        void slow(DelayTask task) throws InterruptedException {
+            this.slowStarted.countDown();
+            // long enough that the context closes while it runs; short enough for the shutdown timeout
+            java.util.concurrent.TimeUnit.MILLISECONDS.sleep(500);
+            this.slowFinished.incrementAndGet();
         }
 
         @Bean

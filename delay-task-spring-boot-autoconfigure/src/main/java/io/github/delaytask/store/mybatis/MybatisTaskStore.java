@@ -1,15 +1,20 @@
 package io.github.delaytask.store.mybatis;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
 import com.baomidou.mybatisplus.core.toolkit.Wrappers;
+import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -20,7 +25,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public class MybatisTaskStore implements TaskStore {
 
-    /** Cancel retries a few times when a concurrent change (not a claim) bumped the version under it. */
+    /** Cancel and reschedule retry a few times when a concurrent change (not a claim) bumped the version. */
     private static final int CANCEL_ATTEMPTS = 3;
 
     private final TaskInfoMapper tasks;
@@ -29,6 +34,8 @@ public class MybatisTaskStore implements TaskStore {
 
     private final TransactionTemplate transactions;
 
+    private final TransactionTemplate nestedTransactions;
+
     private final DatabaseClock clock;
 
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
@@ -36,33 +43,141 @@ public class MybatisTaskStore implements TaskStore {
         this.tasks = tasks;
         this.logs = logs;
         this.transactions = transactions;
+        this.nestedTransactions = new TransactionTemplate(transactions.getTransactionManager());
+        this.nestedTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
         this.clock = new DatabaseClock(jdbc);
     }
 
     @Override
-    public StoredTask insert(Long taskId, int taskType, int priority, long executeTime, byte[] parameters) {
+    public Insertion insert(NewTask task) {
+        if (task.bizKey() == null) {
+            return created(this.transactions.execute((status) -> insertRows(task)));
+        }
+        Long existing = findLiveIdByBizKey(task.bizKey());
+        if (existing != null) {
+            return new Insertion(existing, null);
+        }
+        try {
+            // a savepoint, so that losing the race for the key leaves the caller's transaction usable
+            return created(this.nestedTransactions.execute((status) -> insertRows(task)));
+        }
+        catch (DuplicateKeyException ex) {
+            existing = findLiveIdByBizKey(task.bizKey());
+            if (existing != null) {
+                return new Insertion(existing, null);
+            }
+            throw ex;
+        }
+    }
+
+    private static Insertion created(StoredTask task) {
+        return new Insertion(task.taskId(), task);
+    }
+
+    private StoredTask insertRows(NewTask task) {
         TaskInfo row = new TaskInfo();
-        row.setTaskId(taskId);
-        row.setTaskType(taskType);
-        row.setPriority(priority);
-        row.setExecuteTime(executeTime);
-        row.setParameters(parameters);
+        row.setTaskId(task.taskId());
+        row.setTaskType(task.taskType());
+        row.setPriority(task.priority());
+        row.setExecuteTime(task.executeTime());
+        row.setParameters(task.parameters());
+        row.setBizKey(task.bizKey());
         row.setVersion(1);
         row.setAttempts(0);
-        return this.transactions.execute((status) -> {
+        this.tasks.insert(row);
+        TaskInfoLog log = new TaskInfoLog();
+        log.setTaskId(row.getTaskId());
+        log.setTaskType(task.taskType());
+        log.setPriority(task.priority());
+        log.setExecuteTime(task.executeTime());
+        log.setParameters(task.parameters());
+        log.setBizKey(task.bizKey());
+        log.setVersion(1);
+        log.setStatus(TaskStatus.SCHEDULED.code());
+        log.setAttempts(0);
+        this.logs.insert(log);
+        return toStoredTask(row);
+    }
+
+    @Override
+    public Long findLiveIdByBizKey(String bizKey) {
+        TaskInfo row = this.tasks.selectOne(Wrappers.<TaskInfo>query().select("task_id").eq("biz_key", bizKey));
+        return (row != null) ? row.getTaskId() : null;
+    }
+
+    @Override
+    public TaskDetails findDetails(long taskId) {
+        TaskInfoLog log = this.logs.selectById(taskId);
+        return (log != null) ? toDetails(log) : null;
+    }
+
+    @Override
+    public List<TaskDetails> findDead(int offset, int limit) {
+        List<TaskInfoLog> rows = this.logs.selectList(Wrappers.<TaskInfoLog>query()
+            .eq("status", TaskStatus.DEAD.code())
+            .orderByAsc("task_id")
+            .last("LIMIT " + limit + " OFFSET " + offset));
+        return rows.stream().map(MybatisTaskStore::toDetails).toList();
+    }
+
+    @Override
+    public StoredTask requeue(long taskId, long executeTime) {
+        return this.transactions.execute((tx) -> {
+            TaskInfoLog log = this.logs.selectById(taskId);
+            if (log == null || log.getStatus() != TaskStatus.DEAD.code()) {
+                return null;
+            }
+            TaskInfoLog change = new TaskInfoLog();
+            change.setVersion(log.getVersion());
+            change.setStatus(TaskStatus.SCHEDULED.code());
+            change.setAttempts(0);
+            change.setExecuteTime(executeTime);
+            if (this.logs.update(change, Wrappers.<TaskInfoLog>update().eq("task_id", taskId)) == 0) {
+                return null;
+            }
+            TaskInfo row = new TaskInfo();
+            row.setTaskId(taskId);
+            row.setTaskType(log.getTaskType());
+            row.setPriority(log.getPriority());
+            row.setExecuteTime(executeTime);
+            row.setParameters(log.getParameters());
+            row.setBizKey(log.getBizKey());
+            row.setVersion(1);
+            row.setAttempts(0);
             this.tasks.insert(row);
-            TaskInfoLog log = new TaskInfoLog();
-            log.setTaskId(row.getTaskId());
-            log.setTaskType(taskType);
-            log.setPriority(priority);
-            log.setExecuteTime(executeTime);
-            log.setParameters(parameters);
-            log.setVersion(1);
-            log.setStatus(TaskStatus.SCHEDULED.code());
-            log.setAttempts(0);
-            this.logs.insert(log);
             return toStoredTask(row);
         });
+    }
+
+    @Override
+    public StoredTask reschedule(long taskId, long executeTime) {
+        for (int attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
+            TaskInfo row = this.tasks.selectById(taskId);
+            if (row == null || row.getLeaseUntil() != null) {
+                return null;
+            }
+            StoredTask moved = this.transactions.execute((tx) -> {
+                TaskInfo change = new TaskInfo();
+                change.setVersion(row.getVersion());
+                change.setExecuteTime(executeTime);
+                int updated = this.tasks.update(change,
+                        Wrappers.<TaskInfo>update().eq("task_id", taskId).isNull("lease_until"));
+                if (updated == 0) {
+                    return null;
+                }
+                this.logs.update(null, Wrappers.<TaskInfoLog>update()
+                    .set("execute_time", executeTime)
+                    .setSql("version = version + 1")
+                    .eq("task_id", taskId));
+                row.setExecuteTime(executeTime);
+                row.setVersion(row.getVersion() + 1);
+                return toStoredTask(row);
+            });
+            if (moved != null) {
+                return moved;
+            }
+        }
+        return null;
     }
 
     @Override
@@ -167,6 +282,13 @@ public class MybatisTaskStore implements TaskStore {
             .set("last_error", error)
             .setSql("version = version + 1")
             .eq("task_id", taskId));
+    }
+
+    private static TaskDetails toDetails(TaskInfoLog log) {
+        return new TaskDetails(log.getTaskId(), log.getTaskType(), log.getPriority(),
+                Instant.ofEpochMilli(log.getExecuteTime()), TaskStatus.fromCode(log.getStatus()),
+                (log.getAttempts() != null) ? log.getAttempts() : 0, log.getLastError(), log.getBizKey(),
+                log.getParameters());
     }
 
     private static List<StoredTask> toStoredTasks(List<TaskInfo> rows) {

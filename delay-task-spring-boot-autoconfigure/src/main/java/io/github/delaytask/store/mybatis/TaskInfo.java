@@ -29,6 +29,8 @@ public class TaskInfo {
 
     private Long leaseUntil;
 
+    private String bizKey;
+
     public Long getTaskId() {
         return this.taskId;
     }
@@ -91,6 +93,14 @@ public class TaskInfo {
 
     public void setLeaseUntil(Long leaseUntil) {
         this.leaseUntil = leaseUntil;
+    }
+
+    public String getBizKey() {
+        return this.bizKey;
+    }
+
+    public void setBizKey(String bizKey) {
+        this.bizKey = bizKey;
     }
 
 }

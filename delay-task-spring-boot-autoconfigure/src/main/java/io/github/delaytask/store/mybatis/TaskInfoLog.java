@@ -31,6 +31,8 @@ public class TaskInfoLog {
 
     private String lastError;
 
+    private String bizKey;
+
     public Long getTaskId() {
         return this.taskId;
     }
@@ -101,6 +103,14 @@ public class TaskInfoLog {
 
     public void setLastError(String lastError) {
         this.lastError = lastError;
+    }
+
+    public String getBizKey() {
+        return this.bizKey;
+    }
+
+    public void setBizKey(String bizKey) {
+        this.bizKey = bizKey;
     }
 
 }
