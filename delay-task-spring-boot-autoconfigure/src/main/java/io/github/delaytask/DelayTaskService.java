@@ -28,6 +28,16 @@ public interface DelayTaskService {
     long addTask(DelayTask task);
 
     /**
+     * Store many tasks at once: one database transaction (the caller's, if any) and one Redis call per queue. Each
+     * task is treated as by {@link #addTask(DelayTask)}.
+     * @param tasks the tasks; their ids are set on return
+     * @return the tasks' ids, in order
+     * @throws IllegalArgumentException if any task is invalid; nothing is stored then
+     * @throws DelayTaskException if the tasks could not be stored; none of them is kept then
+     */
+    List<Long> addTasks(List<DelayTask> tasks);
+
+    /**
      * Cancel a task that has not started running.
      * @param taskId the task's id
      * @return {@code true} if this call cancelled it; {@code false} if the id is unknown or the task already ran,

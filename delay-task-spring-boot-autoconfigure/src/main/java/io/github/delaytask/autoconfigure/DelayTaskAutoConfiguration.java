@@ -78,7 +78,7 @@ public class DelayTaskAutoConfiguration {
                 transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));
         return new MybatisTaskStore(MybatisSetup.mapper(sqlSessionTemplate, TaskInfoMapper.class),
                 MybatisSetup.mapper(sqlSessionTemplate, TaskInfoLogMapper.class), transactions,
-                new JdbcTemplate(dataSource));
+                new JdbcTemplate(dataSource), MybatisSetup.identifierGenerator(sqlSessionTemplate.getConfiguration()));
     }
 
     @Bean

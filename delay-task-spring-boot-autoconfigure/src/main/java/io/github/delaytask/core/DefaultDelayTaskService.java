@@ -3,7 +3,11 @@ package io.github.delaytask.core;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -89,6 +93,44 @@ public class DefaultDelayTaskService implements DelayTaskService {
             afterCommit(() -> enqueue(created));
         }
         return insertion.taskId();
+    }
+
+    @Override
+    public List<Long> addTasks(List<DelayTask> tasks) {
+        Assert.notNull(tasks, "Tasks must not be null");
+        long now = this.clock.millis();
+        List<NewTask> newTasks = new ArrayList<>(tasks.size());
+        for (DelayTask task : tasks) {
+            validate(task);
+            long executeTime = (task.getDelay() != null) ? now + task.getDelay().toMillis() : task.getExecuteTime();
+            newTasks.add(new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime,
+                    parametersOf(task), task.getBizKey()));
+        }
+        List<TaskStore.Insertion> insertions;
+        try {
+            insertions = this.store.insertAll(newTasks);
+        }
+        catch (DuplicateKeyException ex) {
+            throw new DelayTaskException("A task with one of the given ids already exists", ex);
+        }
+        catch (DataAccessException ex) {
+            throw new DelayTaskException("Could not store " + tasks.size() + " tasks", ex);
+        }
+        List<Long> ids = new ArrayList<>(tasks.size());
+        List<StoredTask> created = new ArrayList<>(tasks.size());
+        for (int i = 0; i < tasks.size(); i++) {
+            TaskStore.Insertion insertion = insertions.get(i);
+            DelayTask task = tasks.get(i);
+            task.setTaskId(insertion.taskId());
+            if (insertion.created() != null) {
+                task.setExecuteTime(insertion.created().executeTime());
+                task.setParameters(insertion.created().parameters());
+                created.add(insertion.created());
+            }
+            ids.add(insertion.taskId());
+        }
+        afterCommit(() -> enqueueAll(created));
+        return ids;
     }
 
     @Override
@@ -188,6 +230,27 @@ public class DefaultDelayTaskService implements DelayTaskService {
                     + "it in", ex);
         }
         return true;
+    }
+
+    private void enqueueAll(List<StoredTask> tasks) {
+        long horizon = this.clock.millis() + this.preloadWindow.toMillis();
+        Map<QueueId, Map<Long, Long>> byQueue = new LinkedHashMap<>();
+        for (StoredTask task : tasks) {
+            if (task.executeTime() <= horizon) {
+                byQueue.computeIfAbsent(task.queue(), (queue) -> new LinkedHashMap<>())
+                    .put(task.taskId(), task.executeTime());
+            }
+        }
+        byQueue.forEach((queue, executeTimes) -> {
+            try {
+                this.queues.scheduleAll(queue, executeTimes);
+                this.broker.scheduled(queue, Collections.min(executeTimes.values()));
+            }
+            catch (RuntimeException ex) {
+                logger.warn(executeTimes.size() + " task(s) are stored but Redis could not take them; the reload job "
+                        + "will bring them in", ex);
+            }
+        });
     }
 
     private void removeQuietly(StoredTask task) {

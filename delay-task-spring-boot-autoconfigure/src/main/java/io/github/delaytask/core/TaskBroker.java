@@ -6,8 +6,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delaytask.RetryLaterException;
@@ -67,7 +69,7 @@ public class TaskBroker {
         Map<Long, StoredTask> live = new HashMap<>();
         this.store.findLive(claim.taskIds()).forEach((task) -> live.put(task.taskId(), task));
         long now = claim.redisTime();
-        List<StoredTask> won = new ArrayList<>(claim.taskIds().size());
+        List<StoredTask> candidates = new ArrayList<>(claim.taskIds().size());
         for (Long taskId : claim.taskIds()) {
             StoredTask task = live.get(taskId);
             if (task == null) {
@@ -81,12 +83,18 @@ public class TaskBroker {
                 this.queues.defer(queue, taskId, task.executeTime());
             }
             else {
-                long leaseUntil = now + this.lease.toMillis();
-                if (this.store.claim(task, leaseUntil)) {
-                    won.add(task.claimed(leaseUntil));
-                }
-                else {
-                    this.queues.defer(queue, taskId, now + RECHECK_MILLIS);
+                candidates.add(task);
+            }
+        }
+        List<StoredTask> won = candidates.isEmpty() ? List.of()
+                : this.store.claimAll(candidates, now + this.lease.toMillis());
+        if (won.size() < candidates.size()) {
+            Set<Long> wonIds = new HashSet<>();
+            won.forEach((task) -> wonIds.add(task.taskId()));
+            for (StoredTask task : candidates) {
+                if (!wonIds.contains(task.taskId())) {
+                    // a concurrent change won: look again soon, by which time the database says what it is
+                    this.queues.defer(queue, task.taskId(), now + RECHECK_MILLIS);
                 }
             }
         }
@@ -98,13 +106,25 @@ public class TaskBroker {
      * @return {@code false} if its lease had run out and another consumer took it over
      */
     public boolean complete(StoredTask claimed) {
-        if (!this.store.finish(claimed, TaskStatus.EXECUTED, null)) {
-            logger.warn("Task " + claimed.taskId() + " ran after its lease ran out; another consumer took it over, so "
-                    + "it may run twice. Raise delay-task.lease above the longest handler time.");
-            return false;
+        return completeAll(List.of(claimed)) == 1;
+    }
+
+    /**
+     * Record that claimed tasks ran: one database transaction and one Redis call per queue for all of them.
+     * @return how many were recorded; the others had lost their lease to another consumer
+     */
+    public int completeAll(List<StoredTask> claimed) {
+        List<StoredTask> finished = this.store.finishAllExecuted(claimed);
+        if (finished.size() < claimed.size()) {
+            logger.warn((claimed.size() - finished.size()) + " task(s) ran after their lease ran out; another consumer "
+                    + "took them over, so they may run twice. Raise delay-task.lease above the longest handler time.");
         }
-        this.queues.acknowledge(claimed.queue(), claimed.taskId());
-        return true;
+        Map<QueueId, List<Long>> byQueue = new HashMap<>();
+        for (StoredTask task : finished) {
+            byQueue.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task.taskId());
+        }
+        byQueue.forEach(this.queues::acknowledgeAll);
+        return finished.size();
     }
 
     /**

@@ -36,6 +36,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private WorkerPool workers;
 
+    private Acknowledger acknowledger;
+
     private volatile boolean running;
 
     public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
@@ -57,9 +59,11 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
             return;
         }
         this.workers = new WorkerPool(this.settings.concurrency());
+        this.acknowledger = new Acknowledger(this.broker);
+        this.acknowledger.start();
         for (ListenerEndpoint endpoint : endpoints) {
             this.containers.add(new ListenerContainer(endpoint, new ListenerMethodInvoker(endpoint, this.objectMapper),
-                    this.broker, this.workers, this.settings));
+                    this.broker, this.workers, this.acknowledger, this.settings));
         }
         this.broker.addScheduleListener(this.scheduleListener);
         this.containers.forEach(ListenerContainer::start);
@@ -83,12 +87,16 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
                 logger.warn("Some delay-task handlers were still running after delay-task.shutdown-timeout ("
                         + this.settings.shutdownTimeout() + "); their tasks will be delivered again after the lease");
             }
+            if (this.acknowledger != null) {
+                this.acknowledger.stop(this.settings.shutdownTimeout().toMillis());
+            }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
         this.containers.clear();
         this.workers = null;
+        this.acknowledger = null;
     }
 
     @Override

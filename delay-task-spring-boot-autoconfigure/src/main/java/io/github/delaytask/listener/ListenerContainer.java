@@ -32,6 +32,8 @@ final class ListenerContainer implements Runnable {
 
     private final RetryPolicy retryPolicy;
 
+    private final Acknowledger acknowledger;
+
     private final Object signal = new Object();
 
     private boolean wakeRequested;
@@ -43,7 +45,8 @@ final class ListenerContainer implements Runnable {
     private Thread thread;
 
     ListenerContainer(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, TaskBroker broker, WorkerPool workers,
-            ListenerSettings settings) {
+            Acknowledger acknowledger, ListenerSettings settings) {
+        this.acknowledger = acknowledger;
         this.endpoint = endpoint;
         this.invoker = invoker;
         this.broker = broker;
@@ -137,7 +140,7 @@ final class ListenerContainer implements Runnable {
         }
         try {
             if (failure == null) {
-                this.broker.complete(task);
+                this.acknowledger.add(task);
             }
             else {
                 if (!(failure instanceof RetryLaterException)) {

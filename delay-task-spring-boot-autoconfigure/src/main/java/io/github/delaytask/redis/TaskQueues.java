@@ -49,11 +49,19 @@ public class TaskQueues {
      * @param executeTime when it is due, epoch ms
      */
     public void schedule(QueueId queue, long taskId, long executeTime) {
+        scheduleAll(queue, Map.of(taskId, executeTime));
+    }
+
+    /**
+     * Make many tasks of one queue due at their times, in one call.
+     * @param queue the queue
+     * @param executeTimes execute time by task id
+     */
+    public void scheduleAll(QueueId queue, Map<Long, Long> executeTimes) {
         if (!this.registered.contains(queue)) {
             register(queue);
         }
-        this.redis.execute(this.scheduleScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)), "0",
-                Long.toString(executeTime), Long.toString(taskId));
+        schedule(queue, executeTimes, false);
     }
 
     /**
@@ -63,8 +71,12 @@ public class TaskQueues {
      */
     public void reload(QueueId queue, Map<Long, Long> executeTimes) {
         register(queue);
+        schedule(queue, executeTimes, true);
+    }
+
+    private void schedule(QueueId queue, Map<Long, Long> executeTimes, boolean skipInFlight) {
         List<String> args = new ArrayList<>(executeTimes.size() * 2 + 1);
-        args.add("1");
+        args.add(skipInFlight ? "1" : "0");
         executeTimes.forEach((id, time) -> {
             args.add(Long.toString(time));
             args.add(Long.toString(id));
@@ -94,6 +106,11 @@ public class TaskQueues {
     /** Forget a task that a consumer finished: the database no longer needs Redis to remember it. */
     public void acknowledge(QueueId queue, long taskId) {
         this.redis.opsForZSet().remove(this.keys.inFlight(queue), Long.toString(taskId));
+    }
+
+    /** Forget many finished tasks of one queue, in one call. */
+    public void acknowledgeAll(QueueId queue, Collection<Long> taskIds) {
+        this.redis.opsForZSet().remove(this.keys.inFlight(queue), taskIds.stream().map(String::valueOf).toArray());
     }
 
     /** Take a task out of flight and make it due at the given time. */

@@ -20,6 +20,12 @@ public interface TaskStore {
      */
     Insertion insert(NewTask task);
 
+    /**
+     * Store new tasks in one transaction (the caller's, if any): {@link #insert(NewTask)} for many.
+     * @return an insertion for each task, in order
+     */
+    List<Insertion> insertAll(List<NewTask> tasks);
+
     /** The id of the live task with the given business key, or null. */
     Long findLiveIdByBizKey(String bizKey);
 
@@ -48,10 +54,10 @@ public interface TaskStore {
     List<StoredTask> findLive(Collection<Long> taskIds);
 
     /**
-     * Hand a task to a consumer until {@code leaseUntil}, if nobody changed it since it was read.
-     * @return whether this call won the task
+     * Hand tasks to a consumer until {@code leaseUntil}, each if nobody changed it since it was read.
+     * @return the tasks this call won, as claimed
      */
-    boolean claim(StoredTask task, long leaseUntil);
+    List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil);
 
     /**
      * Finish a claimed task: it leaves {@code taskinfo} and its log gets the given final status.
@@ -61,6 +67,12 @@ public interface TaskStore {
      * @return {@code false} if the claim was lost meanwhile (its lease ran out and another consumer took it)
      */
     boolean finish(StoredTask claimed, TaskStatus status, String error);
+
+    /**
+     * Record that claimed tasks ran: they leave {@code taskinfo} and their logs say executed, in one transaction.
+     * @return the tasks finished; those missing had lost their claim meanwhile
+     */
+    List<StoredTask> finishAllExecuted(List<StoredTask> claimed);
 
     /**
      * Give a claimed task back, due again at {@code executeTime}.

@@ -20,6 +20,7 @@ import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
+import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.TestBackend;
@@ -533,6 +534,59 @@ abstract class AbstractDelayTaskIntegrationTests {
         assertThat(closed[0].slowFinished.get()).as("the handler finished before the context closed").isEqualTo(1);
         this.runner.withPropertyValues("delay-task.listener.enabled=false")
             .run((context) -> assertThat(status(context, id[0])).isEqualTo(TaskStatus.EXECUTED));
+    }
+
+    @Test
+    void addTasksStoresABatchAndEachTaskRunsOnce() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            List<DelayTask> batch = new java.util.ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                batch.add(DelayTask.builder(RECORDED).delay(Duration.ofMillis(200)).parameters("n" + i).build());
+            }
+            batch.add(DelayTask.builder(RECORDED).bizKey("batch:key").build());
+            batch.add(DelayTask.builder(RECORDED).bizKey("batch:key").build());
+            List<Long> ids = service.addTasks(batch);
+            assertThat(ids).hasSize(52);
+            assertThat(ids.get(50)).as("same business key, same task").isEqualTo(ids.get(51));
+            assertThat(batch.get(7).getTaskId()).isEqualTo(ids.get(7));
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.keySet().containsAll(ids));
+            assertThat(ids).allSatisfy((id) -> assertThat(listeners.runs.get(id)).hasSize(1));
+            assertThat(listeners.received.get(ids.get(7)).getParametersAsString()).isEqualTo("n7");
+            await().atMost(Duration.ofSeconds(5)).until(() -> count(context,
+                    "SELECT COUNT(*) FROM taskinfo_logs WHERE status = " + TaskStatus.EXECUTED.code()) == 51);
+        });
+    }
+
+    @Test
+    void addTasksInATransactionThatRollsBackStoresNone() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            context.getBean(TransactionTemplate.class).executeWithoutResult((status) -> {
+                service.addTasks(List.of(DelayTask.builder(NO_LISTENER).build(), DelayTask.builder(NO_LISTENER).build()));
+                status.setRollbackOnly();
+            });
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isZero();
+            assertThat(redisSizes(context, NO_LISTENER)).containsExactly(0, 0, 0);
+        });
+    }
+
+    @Test
+    void aBatchedClaimWinsOnlyTheTasksNobodyChangedSinceTheyWereRead() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TaskStore store = context.getBean(TaskStore.class);
+            List<Long> ids = service.addTasks(List.of(DelayTask.builder(NO_LISTENER).build(),
+                    DelayTask.builder(NO_LISTENER).build(), DelayTask.builder(NO_LISTENER).build()));
+            List<StoredTask> read = store.findLive(ids);
+            StoredTask changed = read.stream().filter((task) -> task.taskId() == ids.get(1)).findFirst().orElseThrow();
+            assertThat(store.claimAll(List.of(changed), Long.MAX_VALUE)).hasSize(1);
+            List<StoredTask> won = store.claimAll(read, Long.MAX_VALUE);
+            assertThat(won).extracting(StoredTask::taskId).containsExactlyInAnyOrder(ids.get(0), ids.get(2));
+            assertThat(store.finishAllExecuted(won)).hasSize(2);
+            assertThat(store.finishAllExecuted(won)).as("already finished").isEmpty();
+        });
     }
 
     private TaskStatus status(AssertableApplicationContext context, long id) {

@@ -1,5 +1,8 @@
 package io.github.delaytask.store.mybatis;
 
+import com.baomidou.mybatisplus.core.incrementer.DefaultIdentifierGenerator;
+import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
+import com.baomidou.mybatisplus.core.toolkit.GlobalConfigUtils;
 import com.baomidou.mybatisplus.extension.plugins.MybatisPlusInterceptor;
 import com.baomidou.mybatisplus.extension.plugins.inner.InnerInterceptor;
 import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
@@ -28,6 +31,14 @@ public final class MybatisSetup {
             }
         }
         return template.getMapper(type);
+    }
+
+    /**
+     * The generator MyBatis-Plus uses for {@code ASSIGN_ID}, so that batched inserts get ids of the same kind.
+     */
+    public static IdentifierGenerator identifierGenerator(Configuration configuration) {
+        IdentifierGenerator generator = GlobalConfigUtils.getGlobalConfig(configuration).getIdentifierGenerator();
+        return (generator != null) ? generator : DefaultIdentifierGenerator.getInstance();
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
+import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import com.baomidou.mybatisplus.core.toolkit.Wrappers;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
@@ -25,6 +26,20 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public class MybatisTaskStore implements TaskStore {
 
+    private static final String CLAIM = "UPDATE taskinfo SET version = version + 1, attempts = attempts + 1, "
+            + "lease_until = ? WHERE task_id = ? AND version = ?";
+
+    private static final String INSERT_TASK = "INSERT INTO taskinfo (task_id, task_type, priority, execute_time, "
+            + "parameters, version, attempts) VALUES (?, ?, ?, ?, ?, 1, 0)";
+
+    private static final String INSERT_LOG = "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, "
+            + "parameters, version, status, attempts) VALUES (?, ?, ?, ?, ?, 1, ?, 0)";
+
+    private static final String DELETE_CLAIMED = "DELETE FROM taskinfo WHERE task_id = ? AND version = ?";
+
+    private static final String LOG_EXECUTED = "UPDATE taskinfo_logs SET status = ?, attempts = ?, last_error = NULL, "
+            + "version = version + 1 WHERE task_id = ?";
+
     /** Cancel and reschedule retry a few times when a concurrent change (not a claim) bumped the version. */
     private static final int CANCEL_ATTEMPTS = 3;
 
@@ -38,14 +53,20 @@ public class MybatisTaskStore implements TaskStore {
 
     private final DatabaseClock clock;
 
+    private final JdbcTemplate jdbc;
+
+    private final IdentifierGenerator ids;
+
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
-            JdbcTemplate jdbc) {
+            JdbcTemplate jdbc, IdentifierGenerator ids) {
         this.tasks = tasks;
         this.logs = logs;
         this.transactions = transactions;
         this.nestedTransactions = new TransactionTemplate(transactions.getTransactionManager());
         this.nestedTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
         this.clock = new DatabaseClock(jdbc);
+        this.jdbc = jdbc;
+        this.ids = ids;
     }
 
     @Override
@@ -72,6 +93,44 @@ public class MybatisTaskStore implements TaskStore {
 
     private static Insertion created(StoredTask task) {
         return new Insertion(task.taskId(), task);
+    }
+
+    @Override
+    public List<Insertion> insertAll(List<NewTask> tasks) {
+        List<Insertion> insertions = this.transactions.execute((status) -> {
+            List<StoredTask> plain = new ArrayList<>(tasks.size());
+            Insertion[] result = new Insertion[tasks.size()];
+            for (int i = 0; i < tasks.size(); i++) {
+                NewTask task = tasks.get(i);
+                if (task.bizKey() != null) {
+                    result[i] = insert(task);
+                }
+                else {
+                    long id = (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
+                    StoredTask stored = new StoredTask(id, task.taskType(), task.priority(), task.executeTime(),
+                            task.parameters(), 1, 0, null);
+                    plain.add(stored);
+                    result[i] = new Insertion(id, stored);
+                }
+            }
+            this.jdbc.batchUpdate(INSERT_TASK, plain, plain.size(), (statement, task) -> {
+                statement.setLong(1, task.taskId());
+                statement.setInt(2, task.taskType());
+                statement.setInt(3, task.priority());
+                statement.setLong(4, task.executeTime());
+                statement.setBytes(5, task.parameters());
+            });
+            this.jdbc.batchUpdate(INSERT_LOG, plain, plain.size(), (statement, task) -> {
+                statement.setLong(1, task.taskId());
+                statement.setInt(2, task.taskType());
+                statement.setInt(3, task.priority());
+                statement.setLong(4, task.executeTime());
+                statement.setBytes(5, task.parameters());
+                statement.setInt(6, TaskStatus.SCHEDULED.code());
+            });
+            return List.of(result);
+        });
+        return (insertions != null) ? insertions : List.of();
     }
 
     private StoredTask insertRows(NewTask task) {
@@ -189,12 +248,28 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
-    public boolean claim(StoredTask task, long leaseUntil) {
-        TaskInfo change = new TaskInfo();
-        change.setVersion(task.version());
-        change.setLeaseUntil(leaseUntil);
-        change.setAttempts(task.attempts() + 1);
-        return this.tasks.update(change, Wrappers.<TaskInfo>update().eq("task_id", task.taskId())) == 1;
+    public List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil) {
+        // the hot path: one JDBC batch, with the same version check MyBatis-Plus makes on the single-row paths
+        int[][] counts = this.jdbc.batchUpdate(CLAIM, tasks, tasks.size(), (statement, task) -> {
+            statement.setLong(1, leaseUntil);
+            statement.setLong(2, task.taskId());
+            statement.setInt(3, task.version());
+        });
+        List<StoredTask> won = new ArrayList<>(tasks.size());
+        int i = 0;
+        for (int[] batch : counts) {
+            for (int count : batch) {
+                StoredTask task = tasks.get(i++);
+                if (count == 1) {
+                    won.add(task.claimed(leaseUntil));
+                }
+                else if (count != 0) {
+                    throw new IllegalStateException("The JDBC driver did not report the rows a batched update "
+                            + "changed (" + count + "); turn off rewriting of batched statements");
+                }
+            }
+        }
+        return won;
     }
 
     @Override
@@ -210,6 +285,37 @@ public class MybatisTaskStore implements TaskStore {
             return true;
         });
         return Boolean.TRUE.equals(finished);
+    }
+
+    @Override
+    public List<StoredTask> finishAllExecuted(List<StoredTask> claimed) {
+        List<StoredTask> finished = this.transactions.execute((tx) -> {
+            int[][] counts = this.jdbc.batchUpdate(DELETE_CLAIMED, claimed, claimed.size(), (statement, task) -> {
+                statement.setLong(1, task.taskId());
+                statement.setInt(2, task.version());
+            });
+            List<StoredTask> deleted = new ArrayList<>(claimed.size());
+            int i = 0;
+            for (int[] batch : counts) {
+                for (int count : batch) {
+                    StoredTask task = claimed.get(i++);
+                    if (count == 1) {
+                        deleted.add(task);
+                    }
+                    else if (count != 0) {
+                        throw new IllegalStateException("The JDBC driver did not report the rows a batched delete "
+                                + "changed (" + count + "); turn off rewriting of batched statements");
+                    }
+                }
+            }
+            this.jdbc.batchUpdate(LOG_EXECUTED, deleted, deleted.size(), (statement, task) -> {
+                statement.setInt(1, TaskStatus.EXECUTED.code());
+                statement.setInt(2, task.attempts());
+                statement.setLong(3, task.taskId());
+            });
+            return deleted;
+        });
+        return (finished != null) ? finished : List.of();
     }
 
     @Override
