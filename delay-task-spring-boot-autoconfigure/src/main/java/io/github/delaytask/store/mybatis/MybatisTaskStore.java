@@ -249,12 +249,14 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil) {
-        // the hot path: one JDBC batch, with the same version check MyBatis-Plus makes on the single-row paths
-        int[][] counts = this.jdbc.batchUpdate(CLAIM, tasks, tasks.size(), (statement, task) -> {
-            statement.setLong(1, leaseUntil);
-            statement.setLong(2, task.taskId());
-            statement.setInt(3, task.version());
-        });
+        // the hot path: one JDBC batch in one transaction (one commit, not one per row), with the same version
+        // check MyBatis-Plus makes on the single-row paths
+        int[][] counts = this.transactions.execute((tx) -> this.jdbc.batchUpdate(CLAIM, tasks, tasks.size(),
+                (statement, task) -> {
+                    statement.setLong(1, leaseUntil);
+                    statement.setLong(2, task.taskId());
+                    statement.setInt(3, task.version());
+                }));
         List<StoredTask> won = new ArrayList<>(tasks.size());
         int i = 0;
         for (int[] batch : counts) {
