@@ -145,8 +145,9 @@ public class DelayTaskAutoConfiguration {
         DelayTaskProperties.Retry retry = properties.getRetry();
         RetryPolicy retryPolicy = new RetryPolicy(retry.getMaxAttempts(), retry.getInitialDelay(),
                 retry.getMultiplier(), retry.getMaxDelay());
-        ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getBatchSize(),
-                listener.getPollInterval(), properties.getShutdownTimeout(), retryPolicy);
+        ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
+                listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
+                properties.getLease(), retryPolicy);
         return new DelayTaskListenerEndpointRegistry(processor, broker, objectMapper.getIfUnique(ObjectMapper::new),
                 settings);
     }

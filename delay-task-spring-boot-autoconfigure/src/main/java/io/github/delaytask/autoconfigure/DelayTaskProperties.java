@@ -211,9 +211,15 @@ public class DelayTaskProperties {
         private int concurrency = 10;
 
         /**
+         * Most tasks claimed ahead of free handler threads, so that fast handlers are fed in batches. Fewer are
+         * claimed when handlers are slow, so that a claimed task starts within half its lease.
+         */
+        private int prefetch = 40;
+
+        /**
          * Most tasks one poll of a queue claims.
          */
-        private int batchSize = 10;
+        private int batchSize = 50;
 
         /**
          * Longest wait between polls of an idle queue; bounds how late a task added by another instance fires.
@@ -234,6 +240,14 @@ public class DelayTaskProperties {
 
         public void setConcurrency(int concurrency) {
             this.concurrency = concurrency;
+        }
+
+        public int getPrefetch() {
+            return this.prefetch;
+        }
+
+        public void setPrefetch(int prefetch) {
+            this.prefetch = prefetch;
         }
 
         public int getBatchSize() {

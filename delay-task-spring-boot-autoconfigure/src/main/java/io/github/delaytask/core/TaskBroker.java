@@ -128,6 +128,18 @@ public class TaskBroker {
     }
 
     /**
+     * Hand back claimed tasks whose handlers never started (the application is stopping): they are due again at
+     * once, with the attempt not counted, rather than after their lease.
+     */
+    public void giveBack(List<StoredTask> claimed) {
+        for (StoredTask task : claimed) {
+            if (this.store.unclaim(task)) {
+                this.queues.defer(task.queue(), task.taskId(), task.executeTime());
+            }
+        }
+    }
+
+    /**
      * Record that the handler of a claimed task failed: it runs again after the policy's back-off (or the delay a
      * {@link RetryLaterException} asked for), or becomes {@link TaskStatus#DEAD} after its last attempt.
      */

@@ -6,6 +6,7 @@ import java.util.List;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -58,7 +59,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         if (endpoints.isEmpty()) {
             return;
         }
-        this.workers = new WorkerPool(this.settings.concurrency());
+        this.workers = new WorkerPool(this.settings);
         this.acknowledger = new Acknowledger(this.broker);
         this.acknowledger.start();
         for (ListenerEndpoint endpoint : endpoints) {
@@ -82,6 +83,9 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         try {
             for (ListenerContainer container : this.containers) {
                 container.join(this.settings.pollInterval().toMillis() + 1000);
+            }
+            if (this.workers != null) {
+                giveBack(this.workers.takeUnstarted());
             }
             if (this.workers != null && !this.workers.shutdown(this.settings.shutdownTimeout())) {
                 logger.warn("Some delay-task handlers were still running after delay-task.shutdown-timeout ("
@@ -107,6 +111,19 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     /** The queues that have a listener here. */
     public List<QueueId> queues() {
         return this.processor.endpoints().stream().map(ListenerEndpoint::queue).toList();
+    }
+
+    private void giveBack(List<StoredTask> unstarted) {
+        if (unstarted.isEmpty()) {
+            return;
+        }
+        try {
+            this.broker.giveBack(unstarted);
+        }
+        catch (RuntimeException ex) {
+            logger.warn(unstarted.size() + " claimed task(s) that had not started could not be handed back; they will "
+                    + "be delivered again when their lease runs out", ex);
+        }
     }
 
     private void scheduled(QueueId queue, long executeTime) {

@@ -118,8 +118,14 @@ final class ListenerContainer implements Runnable {
             throw ex;
         }
         this.workers.release(reserved - batch.tasks().size());
+        // start no handler whose lease may have run out while it waited: another consumer may have the task by then
+        long startBy = System.currentTimeMillis() + this.settings.lease().toMillis() * 9 / 10;
         for (StoredTask task : batch.tasks()) {
-            this.workers.execute(() -> handle(task));
+            this.workers.execute(task, () -> {
+                if (System.currentTimeMillis() < startBy) {
+                    handle(task);
+                }
+            });
         }
         if (batch.taken() < reserved) {
             long wait = this.settings.pollInterval().toMillis();

@@ -1,41 +1,73 @@
 package io.github.delaytask.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delaytask.store.StoredTask;
+
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * The bounded pool that runs handlers. A poller claims only as many tasks as there are free threads, so no task
- * waits in a queue while its lease runs down, and none is lost in a queue on shutdown.
+ * The bounded pool that runs handlers, and the limit on tasks claimed ahead of free threads.
+ * <p>
+ * Claiming a batch costs a few round trips whatever its size, so fast handlers are fed from a small backlog of
+ * claimed tasks. Claimed tasks wait under their lease, so the backlog adapts to how long handlers take: it is kept
+ * short enough that a waiting task starts within half a lease. On shutdown, tasks that have not started are handed
+ * back rather than left to wait for their lease.
  */
 final class WorkerPool {
 
+    private static final double SMOOTHING = 0.2;
+
+    private final int concurrency;
+
+    private final int prefetch;
+
+    private final long halfLeaseMillis;
+
     private final Semaphore permits;
+
+    private final int totalPermits;
 
     private final ThreadPoolExecutor executor;
 
-    WorkerPool(int concurrency) {
-        this.permits = new Semaphore(concurrency);
-        this.executor = new ThreadPoolExecutor(concurrency, concurrency, 60, TimeUnit.SECONDS,
+    /** Average handler time, in ms; racy updates are fine for an estimate. */
+    private volatile double averageMillis;
+
+    WorkerPool(ListenerSettings settings) {
+        this.concurrency = settings.concurrency();
+        this.prefetch = settings.prefetch();
+        this.halfLeaseMillis = settings.lease().toMillis() / 2;
+        this.totalPermits = this.concurrency + this.prefetch;
+        this.permits = new Semaphore(this.totalPermits);
+        this.executor = new ThreadPoolExecutor(this.concurrency, this.concurrency, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), new CustomizableThreadFactory("delay-task-worker-"));
         this.executor.allowCoreThreadTimeOut(true);
     }
 
     /**
-     * Reserve between one and {@code max} threads, waiting up to {@code timeoutMillis} for the first.
-     * @return how many were reserved; 0 if none became free in time
+     * Reserve room for between one and {@code max} tasks, waiting up to {@code timeoutMillis} for the first.
+     * @return how many were reserved; 0 if there was no room in time
      */
     int acquire(int max, long timeoutMillis) throws InterruptedException {
         if (!this.permits.tryAcquire(timeoutMillis, TimeUnit.MILLISECONDS)) {
             return 0;
         }
+        int limit = this.concurrency + aheadAllowed();
         int acquired = 1;
-        while (acquired < max && this.permits.tryAcquire()) {
+        while (acquired < max && inUse() < limit && this.permits.tryAcquire()) {
             acquired++;
+        }
+        if (inUse() > limit && acquired > 1) {
+            // slow handlers: a task claimed now would wait past half its lease
+            int excess = Math.min(acquired - 1, inUse() - limit);
+            this.permits.release(excess);
+            acquired -= excess;
         }
         return acquired;
     }
@@ -46,16 +78,34 @@ final class WorkerPool {
         }
     }
 
-    /** Run a handler on a reserved thread; the reservation ends with it. */
-    void execute(Runnable handler) {
-        this.executor.execute(() -> {
+    /** Run a handler for a reserved task; the reservation ends with it. */
+    void execute(StoredTask task, Runnable handler) {
+        this.executor.execute(new HandlerRun(task, () -> {
+            long start = System.nanoTime();
             try {
                 handler.run();
             }
             finally {
+                double millis = (System.nanoTime() - start) / 1e6;
+                double average = this.averageMillis;
+                this.averageMillis = (average == 0) ? millis : average + SMOOTHING * (millis - average);
                 this.permits.release();
             }
-        });
+        }));
+    }
+
+    /**
+     * Take back the tasks that wait for a thread and have not started; their reservations end.
+     */
+    List<StoredTask> takeUnstarted() {
+        List<Runnable> waiting = new ArrayList<>();
+        this.executor.getQueue().drainTo(waiting);
+        List<StoredTask> tasks = new ArrayList<>(waiting.size());
+        for (Runnable run : waiting) {
+            tasks.add(((HandlerRun) run).task);
+        }
+        this.permits.release(tasks.size());
+        return tasks;
     }
 
     /**
@@ -65,6 +115,27 @@ final class WorkerPool {
     boolean shutdown(Duration timeout) throws InterruptedException {
         this.executor.shutdown();
         return this.executor.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private int inUse() {
+        return this.totalPermits - this.permits.availablePermits();
+    }
+
+    private int aheadAllowed() {
+        double average = this.averageMillis;
+        if (average < 1) {
+            return this.prefetch;
+        }
+        return (int) Math.min(this.prefetch, this.concurrency * (this.halfLeaseMillis / average));
+    }
+
+    private record HandlerRun(StoredTask task, Runnable body) implements Runnable {
+
+        @Override
+        public void run() {
+            this.body.run();
+        }
+
     }
 
 }

@@ -75,6 +75,12 @@ public interface TaskStore {
     List<StoredTask> finishAllExecuted(List<StoredTask> claimed);
 
     /**
+     * Undo a claim whose handler never started: the task is as it was before the claim, with a new version.
+     * @return {@code false} if the claim was lost meanwhile
+     */
+    boolean unclaim(StoredTask claimed);
+
+    /**
      * Give a claimed task back, due again at {@code executeTime}.
      * @return {@code false} if the claim was lost meanwhile
      */

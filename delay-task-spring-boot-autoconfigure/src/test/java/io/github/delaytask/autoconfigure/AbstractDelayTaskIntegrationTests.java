@@ -589,6 +589,29 @@ abstract class AbstractDelayTaskIntegrationTests {
         });
     }
 
+    @Test
+    void tasksClaimedButNotStartedGoBackAtOnceWhenTheApplicationCloses() {
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("delay-task.listener.concurrency=1", "delay-task.listener.prefetch=5")
+            .run((context) -> {
+                Listeners listeners = context.getBean(Listeners.class);
+                ids.addAll(context.getBean(DelayTaskService.class).addTasks(List.of(DelayTask.builder(SLOW).build(),
+                        DelayTask.builder(SLOW).build(), DelayTask.builder(SLOW).build())));
+                await().atMost(Duration.ofSeconds(5)).until(() -> listeners.slowStarted.getCount() == 0);
+                await().atMost(Duration.ofSeconds(5)).until(() -> count(context,
+                        "SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL") == 3);
+            });
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL")).isZero();
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo WHERE attempts > 0")).isZero();
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            // due again now, not after the 30 s lease
+            assertThat(service.poll(SLOW, 0)).isNotNull();
+            assertThat(service.poll(SLOW, 0)).isNotNull();
+            assertThat(service.poll(SLOW, 0)).isNull();
+        });
+    }
+
     private TaskStatus status(AssertableApplicationContext context, long id) {
         Integer code = new JdbcTemplate(context.getBean(DataSource.class))
             .queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?", Integer.class, id);

@@ -321,6 +321,15 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
+    public boolean unclaim(StoredTask claimed) {
+        TaskInfo change = new TaskInfo();
+        change.setVersion(claimed.version());
+        change.setAttempts(claimed.attempts() - 1);
+        return this.tasks.update(change,
+                Wrappers.<TaskInfo>update().eq("task_id", claimed.taskId()).set("lease_until", null)) == 1;
+    }
+
+    @Override
     public boolean release(StoredTask claimed, long executeTime, String error) {
         Boolean released = this.transactions.execute((tx) -> {
             TaskInfo change = new TaskInfo();
