@@ -96,6 +96,9 @@ public class DelayTaskAutoConfiguration {
         return new TaskQueues(redisTemplate, new RedisKeys(properties.getRedis().getKeyPrefix()));
     }
 
+    /**
+     * The lock of the jobs when {@link DelayTaskLockAutoConfiguration} is left out; it normally provides it.
+     */
     @Bean
     @ConditionalOnMissingBean
     public DistributedLocks delayTaskLocks(StringRedisTemplate redisTemplate, DelayTaskProperties properties,

@@ -27,6 +27,7 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
@@ -82,7 +83,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         catch (DuplicateKeyException ex) {
             throw new DelayTaskException("A task with id " + task.getTaskId() + " already exists", ex);
         }
-        catch (DataAccessException ex) {
+        catch (DataAccessException | TransactionException ex) {
             throw new DelayTaskException("Could not store " + task, ex);
         }
         task.setTaskId(insertion.taskId());
@@ -113,7 +114,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         catch (DuplicateKeyException ex) {
             throw new DelayTaskException("A task with one of the given ids already exists", ex);
         }
-        catch (DataAccessException ex) {
+        catch (DataAccessException | TransactionException ex) {
             throw new DelayTaskException("Could not store " + tasks.size() + " tasks", ex);
         }
         List<Long> ids = new ArrayList<>(tasks.size());
@@ -171,7 +172,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         catch (DuplicateKeyException ex) {
             throw new DelayTaskException("Task " + taskId + " cannot run again: a live task has its business key", ex);
         }
-        catch (DataAccessException ex) {
+        catch (DataAccessException | TransactionException ex) {
             throw new DelayTaskException("Could not requeue task " + taskId, ex);
         }
         if (requeued == null) {
@@ -267,7 +268,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         try {
             return action.get();
         }
-        catch (DataAccessException ex) {
+        catch (DataAccessException | TransactionException ex) {
             throw new DelayTaskException("Could not " + what, ex);
         }
     }

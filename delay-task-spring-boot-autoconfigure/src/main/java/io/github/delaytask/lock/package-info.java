@@ -1,4 +1,5 @@
 /**
- * The distributed lock on Redis that keeps instances from running the same job at the same time.
+ * The distributed lock on Redis, the {@code @DistributedLock} interceptor, and the records of locked runs that the
+ * {@code scheduledlocks} endpoint shows.
  */
 package io.github.delaytask.lock;

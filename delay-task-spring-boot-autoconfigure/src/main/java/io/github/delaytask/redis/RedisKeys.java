@@ -44,6 +44,11 @@ public final class RedisKeys {
         return this.prefix + ":lock:" + name;
     }
 
+    /** The hash recording the latest run of a lock, kept apart from the lock key so that it outlives the lock. */
+    public String lockRun(String name) {
+        return this.prefix + ":lock-run:" + name;
+    }
+
     private String queueKey(QueueId queue, String kind) {
         return this.prefix + ":{" + queue.taskType() + ":" + queue.priority() + "}:" + kind;
     }

@@ -1,0 +1,40 @@
+package io.github.delaytask.autoconfigure;
+
+import io.github.delaytask.autoconfigure.ScheduledLocksEndpoint.RunDescriptor;
+
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+
+/**
+ * HTTP statuses for runs by hand of the {@code scheduledlocks} endpoint: 200 when the job ran (its {@code status}
+ * says whether it failed), 409 while another instance holds the lock, 400 for a job that cannot be run by hand, 404
+ * for an unknown name.
+ */
+@EndpointWebExtension(endpoint = ScheduledLocksEndpoint.class)
+public class ScheduledLocksEndpointWebExtension {
+
+    private static final int STATUS_CONFLICT = 409;
+
+    private final ScheduledLocksEndpoint delegate;
+
+    public ScheduledLocksEndpointWebExtension(ScheduledLocksEndpoint delegate) {
+        this.delegate = delegate;
+    }
+
+    @WriteOperation
+    public WebEndpointResponse<RunDescriptor> runScheduledLock(@Selector String name) {
+        RunDescriptor run = this.delegate.runScheduledLock(name);
+        if (run == null) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+        }
+        int status = switch (run.status()) {
+            case LOCKED -> STATUS_CONFLICT;
+            case NOT_RUNNABLE -> WebEndpointResponse.STATUS_BAD_REQUEST;
+            default -> WebEndpointResponse.STATUS_OK;
+        };
+        return new WebEndpointResponse<>(run, status);
+    }
+
+}
