@@ -52,7 +52,7 @@ import static org.awaitility.Awaitility.await;
  * backend: embedded Redis and H2 by default, the real services in the {@code real-services} group.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class AbstractDelayTaskIntegrationTests {
+public abstract class AbstractDelayTaskIntegrationTests {
 
     static final int RECORDED = 1;
 

@@ -7,10 +7,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.KeyScanCursor;
@@ -50,6 +53,17 @@ public abstract class TestBackend implements AutoCloseable {
         return new PostgreSql();
     }
 
+    /**
+     * Redis servers the test started itself, such as a cluster or a master with Sentinels, and an in-memory H2.
+     * @param redisProperties the {@code spring.data.redis.*} properties reaching the servers
+     * @param masters the masters running now, where keys are listed and deleted (a fail-over changes them)
+     * @param servers closed with this backend
+     */
+    public static TestBackend h2(List<String> redisProperties, Supplier<List<RedisURI>> masters,
+            AutoCloseable servers) {
+        return new H2WithRedis(redisProperties, masters, servers);
+    }
+
     public String keyPrefix() {
         return this.keyPrefix;
     }
@@ -68,15 +82,23 @@ public abstract class TestBackend implements AutoCloseable {
 
     /** Spring properties pointing an application at this backend. */
     public List<String> properties() {
-        List<String> properties = new ArrayList<>();
-        properties.add("spring.data.redis.host=" + this.redisHost);
-        properties.add("spring.data.redis.port=" + this.redisPort);
+        List<String> properties = new ArrayList<>(redisProperties());
         properties.add("spring.datasource.url=" + jdbcUrl());
         properties.add("spring.datasource.username=" + jdbcUsername());
         properties.add("spring.datasource.password=");
         properties.add("delay-task.redis.key-prefix=" + this.keyPrefix);
         properties.add("delay-task.jdbc.initialize-schema=always");
         return properties;
+    }
+
+    /** The {@code spring.data.redis.*} properties. */
+    protected List<String> redisProperties() {
+        return List.of("spring.data.redis.host=" + this.redisHost, "spring.data.redis.port=" + this.redisPort);
+    }
+
+    /** The servers holding the keys. */
+    protected List<RedisURI> redisMasters() {
+        return List.of(RedisURI.create(this.redisHost, this.redisPort));
     }
 
     /** Run statements on the database, for set-up and checks. */
@@ -94,33 +116,38 @@ public abstract class TestBackend implements AutoCloseable {
 
     /** Delete every Redis key under this backend's prefix (a test's stand-in for Redis losing its data). */
     public void deleteRedisKeys() {
-        RedisClient client = RedisClient.create("redis://" + this.redisHost + ":" + this.redisPort);
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            RedisCommands<String, String> redis = connection.sync();
-            ScanCursor cursor = ScanCursor.INITIAL;
-            do {
-                KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(this.keyPrefix + ":*"));
-                if (!page.getKeys().isEmpty()) {
-                    redis.del(page.getKeys().toArray(new String[0]));
+        for (RedisURI master : redisMasters()) {
+            RedisClient client = RedisClient.create(master);
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                RedisCommands<String, String> redis = connection.sync();
+                ScanCursor cursor = ScanCursor.INITIAL;
+                do {
+                    KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(this.keyPrefix + ":*"));
+                    // one key at a time: keys of different hash tags cannot go in one DEL on a cluster
+                    page.getKeys().forEach(redis::del);
+                    cursor = page;
                 }
-                cursor = page;
+                while (!cursor.isFinished());
             }
-            while (!cursor.isFinished());
-        }
-        finally {
-            client.shutdown();
+            finally {
+                client.shutdown();
+            }
         }
     }
 
     /** Every Redis key under this backend's prefix. */
     public Set<String> redisKeys() {
-        RedisClient client = RedisClient.create("redis://" + this.redisHost + ":" + this.redisPort);
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            return Set.copyOf(connection.sync().keys(this.keyPrefix + ":*"));
+        Set<String> keys = new HashSet<>();
+        for (RedisURI master : redisMasters()) {
+            RedisClient client = RedisClient.create(master);
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                keys.addAll(connection.sync().keys(this.keyPrefix + ":*"));
+            }
+            finally {
+                client.shutdown();
+            }
         }
-        finally {
-            client.shutdown();
-        }
+        return Set.copyOf(keys);
     }
 
     @Override
@@ -176,6 +203,60 @@ public abstract class TestBackend implements AutoCloseable {
                     this.server.stop();
                 }
                 catch (IOException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            }
+        }
+
+    }
+
+    private static final class H2WithRedis extends TestBackend {
+
+        private final List<String> redisProperties;
+
+        private final Supplier<List<RedisURI>> masters;
+
+        private final AutoCloseable servers;
+
+        private final String database = "delaytask_" + UUID.randomUUID().toString().replace("-", "");
+
+        H2WithRedis(List<String> redisProperties, Supplier<List<RedisURI>> masters, AutoCloseable servers) {
+            super("127.0.0.1", 0);
+            this.redisProperties = List.copyOf(redisProperties);
+            this.masters = masters;
+            this.servers = servers;
+        }
+
+        @Override
+        protected List<String> redisProperties() {
+            return this.redisProperties;
+        }
+
+        @Override
+        protected List<RedisURI> redisMasters() {
+            return this.masters.get();
+        }
+
+        @Override
+        public String jdbcUrl() {
+            return "jdbc:h2:mem:" + this.database + ";DB_CLOSE_DELAY=-1";
+        }
+
+        @Override
+        public String jdbcUsername() {
+            return "sa";
+        }
+
+        @Override
+        public void close() {
+            try {
+                execute("SHUTDOWN");
+            }
+            finally {
+                try {
+                    this.servers.close();
+                }
+                catch (Exception ex) {
                     throw new IllegalStateException(ex);
                 }
             }
