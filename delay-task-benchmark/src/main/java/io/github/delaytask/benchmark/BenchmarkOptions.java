@@ -1,0 +1,89 @@
+package io.github.delaytask.benchmark;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delaytask.benchmark.scenario.Size;
+
+/**
+ * The command line: {@code --name=value} options, each with a default that suits the services on 127.0.0.1.
+ */
+record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size, Path out, String redisHost,
+        int redisPort, String postgresqlUrl, String postgresqlUser, String postgresqlPassword, String mariadbUrl,
+        String mariadbUser, String mariadbPassword) {
+
+    static final List<String> SCENARIOS = List.of("add", "dispatch", "lateness", "backlog", "startup");
+
+    static final List<String> SYSTEMS = List.of("delay-task-postgresql", "delay-task-mariadb", "redisson",
+            "db-scheduler");
+
+    static final String USAGE = """
+            Options (all optional):
+              --scenarios=all|add,dispatch,lateness,backlog,startup
+              --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler
+              --size=small|full                      full: the sizes of issue #6 (not timed yet; small takes ~5 min)
+              --dispatch-tasks=N --backlog-tasks=N --lateness-seconds=N   override one size
+              --out=target/benchmark-results.md     the report as Markdown (relative to the module)
+              --redis=127.0.0.1:6379
+              --postgresql-url=jdbc:postgresql://127.0.0.1:5432/test --postgresql-user=postgres --postgresql-password=
+              --mariadb-url=jdbc:mariadb://127.0.0.1:3306/test --mariadb-user=root --mariadb-password=
+            """;
+
+    static BenchmarkOptions parse(String... args) {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (String arg : args) {
+            if (!arg.startsWith("--")) {
+                throw new IllegalArgumentException("Unexpected argument '" + arg + "'");
+            }
+            int equals = arg.indexOf('=');
+            options.put((equals > 0) ? arg.substring(2, equals) : arg.substring(2),
+                    (equals > 0) ? arg.substring(equals + 1) : "");
+        }
+        List<String> known = List.of("scenarios", "systems", "size", "out", "redis", "postgresql-url",
+                "postgresql-user", "postgresql-password", "mariadb-url", "mariadb-user", "mariadb-password",
+                "dispatch-tasks", "backlog-tasks", "lateness-seconds", "help");
+        options.keySet().stream().filter((name) -> !known.contains(name)).findFirst().ifPresent((name) -> {
+            throw new IllegalArgumentException("Unknown option --" + name);
+        });
+        Size size = Size.named(options.getOrDefault("size", "small"));
+        if (options.containsKey("dispatch-tasks")) {
+            size = size.withDispatchTasks(Integer.parseInt(options.get("dispatch-tasks")));
+        }
+        if (options.containsKey("backlog-tasks")) {
+            size = size.withBacklogTasks(Integer.parseInt(options.get("backlog-tasks")));
+        }
+        if (options.containsKey("lateness-seconds")) {
+            size = size.withLatenessDuration(Duration.ofSeconds(Long.parseLong(options.get("lateness-seconds"))));
+        }
+        String redis = options.getOrDefault("redis", "127.0.0.1:6379");
+        int colon = redis.lastIndexOf(':');
+        return new BenchmarkOptions(list(options.getOrDefault("scenarios", "all"), SCENARIOS, "scenario"),
+                list(options.getOrDefault("systems", "all"), SYSTEMS, "system"), size,
+                Path.of(options.getOrDefault("out", "target/benchmark-results.md")), redis.substring(0, colon),
+                Integer.parseInt(redis.substring(colon + 1)),
+                options.getOrDefault("postgresql-url", "jdbc:postgresql://127.0.0.1:5432/test"),
+                options.getOrDefault("postgresql-user", "postgres"), options.getOrDefault("postgresql-password", ""),
+                options.getOrDefault("mariadb-url", "jdbc:mariadb://127.0.0.1:3306/test"),
+                options.getOrDefault("mariadb-user", "root"), options.getOrDefault("mariadb-password", ""));
+    }
+
+    static boolean wantsHelp(String... args) {
+        return Arrays.asList(args).contains("--help");
+    }
+
+    private static List<String> list(String value, List<String> all, String what) {
+        if (value.equals("all")) {
+            return all;
+        }
+        List<String> chosen = Arrays.stream(value.split(",")).map(String::strip).toList();
+        chosen.stream().filter((name) -> !all.contains(name)).findFirst().ifPresent((name) -> {
+            throw new IllegalArgumentException("Unknown " + what + " '" + name + "'; one of " + all);
+        });
+        return all.stream().filter(chosen::contains).toList();
+    }
+
+}

@@ -1,0 +1,123 @@
+package io.github.delaytask.benchmark.system;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.scheduling.DelayTaskJobs;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A running delay-task application, with its own schema or database and key prefix.
+ */
+final class DelayTaskInstance implements Instance {
+
+    private final ConfigurableApplicationContext context;
+
+    private final DelayTaskService tasks;
+
+    private final Storage storage;
+
+    private final StatementCapture statements;
+
+    private final RedisAdmin redis;
+
+    private final String keys;
+
+    DelayTaskInstance(ConfigurableApplicationContext context, Storage storage, StatementCapture statements,
+            RedisAdmin redis, String keys) {
+        this.context = context;
+        this.tasks = context.getBean(DelayTaskService.class);
+        this.storage = storage;
+        this.statements = statements;
+        this.redis = redis;
+        this.keys = keys;
+    }
+
+    @Override
+    public void add(BenchTask task) {
+        this.tasks.addTask(toDelayTask(task));
+    }
+
+    @Override
+    public void addBatch(List<BenchTask> tasks) {
+        List<DelayTask> batch = new ArrayList<>(tasks.size());
+        tasks.forEach((task) -> batch.add(toDelayTask(task)));
+        this.tasks.addTasks(batch);
+    }
+
+    private static DelayTask toDelayTask(BenchTask task) {
+        return DelayTask.builder(taskType(task.kind()))
+            .executeAt(Instant.ofEpochMilli(task.executeTimeMillis()))
+            .build();
+    }
+
+    private static int taskType(TaskKind kind) {
+        return (kind == TaskKind.TASK) ? DelayTaskBenchApplication.TASK_TYPE : DelayTaskBenchApplication.BACKLOG_TYPE;
+    }
+
+    @Override
+    public boolean anyUnfinished(TaskKind kind, long dueUpToMillis) {
+        // a finished task leaves taskinfo in the transaction that marks its log EXECUTED; the ORDER BY makes it
+        // a walk of the execute_time index that stops at the first row, whatever the table holds
+        return this.storage.exists("SELECT task_id FROM taskinfo WHERE execute_time <= ? AND task_type = ? "
+                + "ORDER BY execute_time LIMIT 1", dueUpToMillis, taskType(kind));
+    }
+
+    @Override
+    public void clear() {
+        this.storage.execute("TRUNCATE TABLE taskinfo", "TRUNCATE TABLE taskinfo_logs");
+        this.redis.delete(this.keys);
+    }
+
+    @Override
+    public OptionalLong redisBytes() {
+        return OptionalLong.of(this.redis.keyBytes(this.keys));
+    }
+
+    @Override
+    public Optional<Reload> reload() {
+        DelayTaskJobs jobs = this.context.getBean(DelayTaskJobs.class);
+        long start = System.nanoTime();
+        int count = jobs.reloadNow();
+        return Optional.of(new Reload(Duration.ofNanos(System.nanoTime() - start), count));
+    }
+
+    @Override
+    public void recordStatements(boolean on) {
+        this.statements.recording(on);
+    }
+
+    @Override
+    public List<String> explainRecorded() {
+        return this.storage.explain(this.statements.statements());
+    }
+
+    @Override
+    public void forgetStatements() {
+        this.statements.forget();
+    }
+
+    @Override
+    public List<TableStatistics> tableStatistics() {
+        return this.storage.statistics();
+    }
+
+    @Override
+    public void close() {
+        try {
+            this.context.close();
+        }
+        finally {
+            this.storage.close();
+            this.redis.delete(this.keys);
+        }
+    }
+
+}

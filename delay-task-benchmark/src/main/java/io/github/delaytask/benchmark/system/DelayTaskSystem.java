@@ -1,0 +1,168 @@
+package io.github.delaytask.benchmark.system;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.delaytask.autoconfigure.DelayTaskProperties;
+
+import org.springframework.boot.Banner;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
+
+/**
+ * delay-task through its starter, in a Spring Boot application context of its own for each instance (web off), on
+ * a database of the given kind and the shared Redis. Settings are the starter's defaults.
+ */
+public final class DelayTaskSystem implements QueueSystem {
+
+    private final Database database;
+
+    private final RedisAdmin redis;
+
+    private final String namePrefix;
+
+    private final AtomicInteger instances = new AtomicInteger();
+
+    private volatile List<String> configuration;
+
+    /**
+     * @param database where its tables go
+     * @param redis the shared Redis
+     * @param namePrefix prefix of this run's schemas, databases and keys
+     */
+    public DelayTaskSystem(Database database, RedisAdmin redis, String namePrefix) {
+        this.database = database;
+        this.redis = redis;
+        this.namePrefix = namePrefix;
+    }
+
+    @Override
+    public String name() {
+        return "delay-task " + this.database.name();
+    }
+
+    @Override
+    public List<String> configuration() {
+        return (this.configuration != null) ? this.configuration
+                : List.of("delay-task starter, default settings (not started in this run)");
+    }
+
+    @Override
+    public Instance start(TaskSink sink) throws SQLException {
+        String name = storageName(Integer.toString(this.instances.incrementAndGet()));
+        Storage storage = this.database.create(name);
+        StatementCapture statements = new StatementCapture((sql) -> sql.contains("taskinfo"));
+        try {
+            ConfigurableApplicationContext context = application(properties(storage.url(), keyPrefix(name)))
+                .initializers((ctx) -> {
+                    ctx.getBeanFactory().registerSingleton("benchmarkTaskSink", sink);
+                    ctx.getBeanFactory().registerSingleton("benchmarkStatements", statements);
+                })
+                .run();
+            if (this.configuration == null) {
+                this.configuration = describe(context);
+            }
+            return new DelayTaskInstance(context, storage, statements, this.redis, keyPrefix(name) + ":*");
+        }
+        catch (RuntimeException ex) {
+            storage.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * The settings an application needs to run delay-task on the given schema or database; everything else is left
+     * at its default.
+     */
+    public Map<String, Object> properties(String url, String keyPrefix) {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("spring.datasource.url", url);
+        properties.put("spring.datasource.username", this.database.username());
+        properties.put("spring.datasource.password", this.database.password());
+        properties.put("spring.data.redis.host", this.redis.host());
+        properties.put("spring.data.redis.port", this.redis.port());
+        properties.put("delay-task.redis.key-prefix", keyPrefix);
+        properties.put("delay-task.jdbc.initialize-schema", "always");
+        properties.put("mybatis-plus.global-config.banner", false);
+        return properties;
+    }
+
+    /** An empty schema or database for an application of the start-up scenario, and that application's settings. */
+    public Workspace workspace(String suffix) throws SQLException {
+        String name = storageName(suffix);
+        Storage storage = this.database.create(name);
+        String keys = keyPrefix(name) + ":*";
+        return new Workspace(properties(storage.url(), keyPrefix(name)), () -> {
+            storage.close();
+            this.redis.delete(keys);
+        });
+    }
+
+    /** The benchmark's delay-task application, with the given properties ahead of any other source. */
+    static SpringApplicationBuilder application(Map<String, Object> properties) {
+        return new SpringApplicationBuilder(DelayTaskBenchApplication.class).web(WebApplicationType.NONE)
+            .bannerMode(Banner.Mode.OFF)
+            .logStartupInfo(false)
+            .registerShutdownHook(false)
+            .initializers((context) -> context.getEnvironment()
+                .getPropertySources()
+                .addFirst(new MapPropertySource("benchmark", properties)));
+    }
+
+    private String storageName(String suffix) {
+        return this.namePrefix + "_dt_" + this.database.name().toLowerCase(Locale.ROOT) + "_" + suffix;
+    }
+
+    private String keyPrefix(String name) {
+        return name.replace('_', '-');
+    }
+
+    private static List<String> describe(ConfigurableApplicationContext context) {
+        DelayTaskProperties properties = context.getBean(DelayTaskProperties.class);
+        DelayTaskProperties.Listener listener = properties.getListener();
+        int pool;
+        try {
+            pool = context.getBean(DataSource.class).unwrap(HikariDataSource.class).getMaximumPoolSize();
+        }
+        catch (SQLException ex) {
+            pool = -1;
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add("delay-task starter, default settings: listener.concurrency " + listener.getConcurrency()
+                + " handler threads, listener.batch-size " + listener.getBatchSize() + ", listener.poll-interval "
+                + listener.getPollInterval().toMillis() + " ms, preload-window "
+                + properties.getPreloadWindow().toSeconds() + " s, reload-interval "
+                + properties.getReloadInterval().toSeconds() + " s, refresh-interval "
+                + properties.getRefreshInterval().toMillis() + " ms, lease " + properties.getLease().toSeconds()
+                + " s");
+        lines.add("Spring Boot application context (web off), HikariCP maximum-pool-size " + pool
+                + " (Boot's default), Lettuce; one @DelayTaskListener per task kind, doing nothing; "
+                + "batched adds with DelayTaskService.addTasks");
+        return lines;
+    }
+
+    /**
+     * A schema or database of the start-up scenario.
+     * @param properties the settings of an application that uses it
+     * @param drop removes it, and the Redis keys of such an application
+     */
+    public record Workspace(Map<String, Object> properties, Runnable drop) implements AutoCloseable {
+
+        @Override
+        public void close() {
+            this.drop.run();
+        }
+
+    }
+
+}
