@@ -1,7 +1,8 @@
--- Moves due work into the ready list of one queue, then claims up to ARGV[1] tasks for a consumer.
+-- Moves due work into the ready set of one queue, then claims up to ARGV[1] tasks for a consumer.
 -- Due-ness is decided by this server's clock (TIME), so instances whose clocks differ agree.
 -- KEYS[1] future sorted set: task id -> execute time (epoch ms)
--- KEYS[2] ready list: ids of due tasks, oldest first
+-- KEYS[2] ready sorted set: task id -> execute time (epoch ms) of tasks due now, oldest first; a set, so that moving
+--         a task that is already there (the reload brought it in again) does not queue it twice
 -- KEYS[3] in-flight sorted set: task id -> lease deadline (epoch ms)
 -- ARGV[1] how many tasks to claim (0 only moves due work: the refresh job)
 -- ARGV[2] lease in ms
@@ -12,28 +13,36 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local limit = tonumber(ARGV[3])
 
--- A lease that ran out means its consumer died or stalled: the task is due again, ahead of newer work.
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, limit)
-if #expired > 0 then
-    redis.call('LPUSH', KEYS[2], unpack(expired))
-    redis.call('ZREM', KEYS[3], unpack(expired))
+-- Moves members with their scores; ZADD takes at most a few thousand arguments at a time, hence the limit.
+local function move(from, to, maxScore)
+    local entries = redis.call('ZRANGEBYSCORE', from, '-inf', maxScore, 'WITHSCORES', 'LIMIT', 0, limit)
+    if #entries == 0 then
+        return
+    end
+    local args, ids = {}, {}
+    for i = 1, #entries, 2 do
+        args[#args + 1] = entries[i + 1]
+        args[#args + 1] = entries[i]
+        ids[#ids + 1] = entries[i]
+    end
+    redis.call('ZADD', to, unpack(args))
+    redis.call('ZREM', from, unpack(ids))
 end
 
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, limit)
-if #due > 0 then
-    redis.call('RPUSH', KEYS[2], unpack(due))
-    redis.call('ZREM', KEYS[1], unpack(due))
-end
+-- A lease that ran out means its consumer died or stalled: the task is due again. Its score, the lease deadline, is
+-- in the past, so it comes before work that became due after it.
+move(KEYS[3], KEYS[2], now)
+move(KEYS[1], KEYS[2], now)
 
 local result = { tostring(now), '-1' }
-local deadline = now + tonumber(ARGV[2])
-for _ = 1, tonumber(ARGV[1]) do
-    local id = redis.call('LPOP', KEYS[2])
-    if not id then
-        break
+local count = tonumber(ARGV[1])
+if count > 0 then
+    local popped = redis.call('ZPOPMIN', KEYS[2], count)
+    local deadline = now + tonumber(ARGV[2])
+    for i = 1, #popped, 2 do
+        redis.call('ZADD', KEYS[3], deadline, popped[i])
+        result[#result + 1] = popped[i]
     end
-    redis.call('ZADD', KEYS[3], deadline, id)
-    result[#result + 1] = id
 end
 
 local nextDue = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')

@@ -30,7 +30,7 @@ public class DelayTaskProperties {
     private Duration reloadInterval = Duration.ofMinutes(1);
 
     /**
-     * Time between moves of due tasks into the ready lists of every queue. Listeners do not wait for it: they move
+     * Time between moves of due tasks into the ready sets of every queue. Listeners do not wait for it: they move
      * the due tasks of their own queue when they poll.
      */
     private Duration refreshInterval = Duration.ofSeconds(1);

@@ -15,8 +15,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * The Redis side of the queues: tasks due within the preload window, by id. Public for wiring.
  * <p>
- * Per queue a future sorted set (due later), a ready list (due now) and an in-flight sorted set (claimed, with a
- * lease). Members are task ids, never task bodies: the database holds the task and decides every state change, so
+ * Per queue a future sorted set (due later), a ready sorted set (due now, oldest first) and an in-flight sorted set
+ * (claimed, with a lease). Members are task ids, never task bodies: the database holds the task and decides every state change, so
  * an id left behind in Redis is dropped when it is next claimed.
  */
 public class TaskQueues {
@@ -81,12 +81,12 @@ public class TaskQueues {
             args.add(Long.toString(time));
             args.add(Long.toString(id));
         });
-        this.redis.execute(this.scheduleScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)),
-                args.toArray());
+        this.redis.execute(this.scheduleScript,
+                List.of(this.keys.future(queue), this.keys.inFlight(queue), this.keys.ready(queue)), args.toArray());
     }
 
     /**
-     * Move due tasks into the ready list and claim up to {@code max} of them under a lease.
+     * Move due tasks into the ready set and claim up to {@code max} of them under a lease.
      * @param queue the queue
      * @param max how many tasks to claim; 0 only moves due tasks
      * @param lease how long the claimed tasks stay with the caller before they are due again
@@ -119,12 +119,10 @@ public class TaskQueues {
                 Long.toString(taskId), Long.toString(executeTime));
     }
 
-    /**
-     * Drop a cancelled task from the future set. An id already in the ready list stays there and is dropped when
-     * claimed, which avoids an O(n) list removal.
-     */
+    /** Drop a cancelled (or rescheduled beyond the window) task from the future and ready sets. */
     public void remove(QueueId queue, long taskId) {
         this.redis.opsForZSet().remove(this.keys.future(queue), Long.toString(taskId));
+        this.redis.opsForZSet().remove(this.keys.ready(queue), Long.toString(taskId));
     }
 
     /** Record that a queue is in use. */
@@ -143,10 +141,10 @@ public class TaskQueues {
         return queues;
     }
 
-    /** Number of ids in a queue's future set, ready list and in-flight set, for monitoring and tests. */
+    /** Number of ids in a queue's future, ready and in-flight sets, for monitoring and tests. */
     public long[] sizes(QueueId queue) {
         Long future = this.redis.opsForZSet().zCard(this.keys.future(queue));
-        Long ready = this.redis.opsForList().size(this.keys.ready(queue));
+        Long ready = this.redis.opsForZSet().zCard(this.keys.ready(queue));
         Long inFlight = this.redis.opsForZSet().zCard(this.keys.inFlight(queue));
         return new long[] { orZero(future), orZero(ready), orZero(inFlight) };
     }

@@ -1,6 +1,7 @@
 package io.github.delaytask.scheduling;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +56,7 @@ public class DelayTaskJobs implements SmartLifecycle {
         if (this.running) {
             return;
         }
-        this.executor = new ScheduledThreadPoolExecutor(1, new CustomizableThreadFactory("delay-task-jobs-"));
+        this.executor = new ScheduledThreadPoolExecutor(2, new CustomizableThreadFactory("delay-task-jobs-"));
         long reload = this.settings.reloadInterval().toMillis();
         long refresh = this.settings.refreshInterval().toMillis();
         this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
@@ -88,10 +89,11 @@ public class DelayTaskJobs implements SmartLifecycle {
      * @return how many tasks were brought in
      */
     public int reloadNow() {
-        return this.reloader.reload();
+        return this.reloader.reload(() -> {
+        });
     }
 
-    /** Move due tasks of every queue into its ready list now. */
+    /** Move due tasks of every queue into its ready set now. */
     public void refreshNow() {
         for (QueueId queue : this.queues.queues()) {
             this.queues.claim(queue, 0, Duration.ZERO);
@@ -99,8 +101,10 @@ public class DelayTaskJobs implements SmartLifecycle {
     }
 
     private void reloadUnderLock() {
-        underLock(RELOAD_LOCK, this.settings.reloadInterval(), () -> {
-            int count = this.reloader.reload();
+        Duration interval = this.settings.reloadInterval();
+        underLock(RELOAD_LOCK, interval, (lock) -> {
+            // a reload of a large window may outlast the interval: keep the lock while it makes progress
+            int count = this.reloader.reload(() -> lock.extend(interval));
             if (logger.isDebugEnabled()) {
                 logger.debug("Reloaded " + count + " task(s) due within " + this.settings.preloadWindow());
             }
@@ -108,15 +112,15 @@ public class DelayTaskJobs implements SmartLifecycle {
     }
 
     private void refreshUnderLock() {
-        underLock(REFRESH_LOCK, this.settings.refreshInterval(), this::refreshNow);
+        underLock(REFRESH_LOCK, this.settings.refreshInterval(), (lock) -> refreshNow());
     }
 
-    private void underLock(String name, Duration interval, Runnable job) {
+    private void underLock(String name, Duration interval, Consumer<DistributedLocks.LockHandle> job) {
         try {
             // a crashed holder blocks the job for one interval at most; a run that overruns it is harmless
             this.locks.tryLock(name, interval).ifPresent((lock) -> {
                 try {
-                    job.run();
+                    job.accept(lock);
                 }
                 finally {
                     lock.unlock(interval.multipliedBy(8).dividedBy(10));

@@ -8,7 +8,7 @@ import org.springframework.util.Assert;
  * When the starter's own jobs run. Public for wiring.
  * @param preloadWindow how far ahead tasks are brought into Redis
  * @param reloadInterval time between reloads from the database
- * @param refreshInterval time between moves of due tasks into the ready lists
+ * @param refreshInterval time between moves of due tasks into the ready sets
  */
 public record JobSettings(Duration preloadWindow, Duration reloadInterval, Duration refreshInterval) {
 

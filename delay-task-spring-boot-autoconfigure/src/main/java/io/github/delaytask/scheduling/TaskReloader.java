@@ -34,30 +34,38 @@ final class TaskReloader {
     }
 
     /**
+     * @param afterPage called after each page, so that a long reload can extend its lock
      * @return how many tasks were brought in
      */
-    int reload() {
+    int reload(Runnable afterPage) {
         long horizon = this.store.currentTimeMillis() + this.preloadWindow.toMillis();
         long afterTime = Long.MIN_VALUE;
         long afterId = Long.MIN_VALUE;
         int total = 0;
+        // ids are sent per queue once a queue has a page's worth, not per page: with many queues a page holds a few
+        // of each, and one script call per queue and page would make the reload a round trip per handful of tasks
+        Map<QueueId, Map<Long, Long>> pending = new LinkedHashMap<>();
         List<StoredTask> page;
         do {
             page = this.store.findDue(horizon, afterTime, afterId, PAGE_SIZE);
-            Map<QueueId, Map<Long, Long>> byQueue = new LinkedHashMap<>();
             for (StoredTask task : page) {
-                byQueue.computeIfAbsent(task.queue(), (queue) -> new LinkedHashMap<>())
-                    .put(task.taskId(), task.executeTime());
+                Map<Long, Long> ids = pending.computeIfAbsent(task.queue(), (queue) -> new LinkedHashMap<>());
+                ids.put(task.taskId(), task.executeTime());
+                if (ids.size() >= PAGE_SIZE) {
+                    this.queues.reload(task.queue(), ids);
+                    pending.remove(task.queue());
+                }
             }
-            byQueue.forEach(this.queues::reload);
             total += page.size();
             if (!page.isEmpty()) {
                 StoredTask last = page.get(page.size() - 1);
                 afterTime = last.executeTime();
                 afterId = last.taskId();
             }
+            afterPage.run();
         }
         while (page.size() == PAGE_SIZE);
+        pending.forEach(this.queues::reload);
         return total;
     }
 

@@ -612,6 +612,24 @@ public abstract class AbstractDelayTaskIntegrationTests {
         });
     }
 
+    @Test
+    void reloadDoesNotQueueATaskThatIsAlreadyReadyASecondTime() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(NO_LISTENER).build());
+            DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                jobs.refreshNow();
+                return redisSizes(context, NO_LISTENER)[1] == 1;
+            });
+            jobs.reloadNow();
+            jobs.refreshNow();
+            assertThat(redisSizes(context, NO_LISTENER)).containsExactly(0, 1, 0);
+            assertThat(service.poll(NO_LISTENER, 0).getTaskId()).isEqualTo(id);
+            assertThat(redisSizes(context, NO_LISTENER)).as("acknowledged, nothing left").containsExactly(0, 0, 0);
+        });
+    }
+
     private TaskStatus status(AssertableApplicationContext context, long id) {
         Integer code = new JdbcTemplate(context.getBean(DataSource.class))
             .queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?", Integer.class, id);

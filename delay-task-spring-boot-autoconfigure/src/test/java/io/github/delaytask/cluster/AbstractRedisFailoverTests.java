@@ -249,7 +249,7 @@ abstract class AbstractRedisFailoverTests {
                 // the worst a fail-over can do: the promoted replica has none of the queue's data
                 String queue = this.keyPrefix + ":{" + hashTag(VICTIM) + "}:";
                 dropped = this.redis.onMasterOf(hashTag(VICTIM), (commands) -> {
-                    long queued = commands.zcard(queue + "future") + commands.llen(queue + "ready")
+                    long queued = commands.zcard(queue + "future") + commands.zcard(queue + "ready")
                             + commands.zcard(queue + "inflight");
                     commands.flushall();
                     return queued;
