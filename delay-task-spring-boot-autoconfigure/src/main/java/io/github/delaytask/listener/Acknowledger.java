@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.store.StoredTask;
@@ -24,14 +25,17 @@ final class Acknowledger implements Runnable {
 
     private final TaskBroker broker;
 
+    private final IntConsumer recorded;
+
     private final BlockingQueue<StoredTask> pending = new LinkedBlockingQueue<>();
 
     private volatile boolean running;
 
     private Thread thread;
 
-    Acknowledger(TaskBroker broker) {
+    Acknowledger(TaskBroker broker, IntConsumer recorded) {
         this.broker = broker;
+        this.recorded = recorded;
     }
 
     void start() {
@@ -80,6 +84,9 @@ final class Acknowledger implements Runnable {
         catch (RuntimeException ex) {
             logger.error("Could not record " + batch.size() + " executed task(s); they will be delivered again when "
                     + "their lease runs out", ex);
+        }
+        finally {
+            this.recorded.accept(batch.size());
         }
     }
 

@@ -60,7 +60,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
             return;
         }
         this.workers = new WorkerPool(this.settings);
-        this.acknowledger = new Acknowledger(this.broker);
+        this.acknowledger = new Acknowledger(this.broker, this.workers::recorded);
         this.acknowledger.start();
         for (ListenerEndpoint endpoint : endpoints) {
             this.containers.add(new ListenerContainer(endpoint, new ListenerMethodInvoker(endpoint, this.objectMapper),

@@ -109,6 +109,9 @@ final class ListenerContainer implements Runnable {
             this.workers.release(reserved);
             return;
         }
+        // the lease runs from the claim in Redis: time spent in the claim itself (a slow database, a long GC pause)
+        // counts against it
+        long startBy = System.currentTimeMillis() + this.settings.lease().toMillis() * 9 / 10;
         TaskBroker.Batch batch;
         try {
             batch = this.broker.claim(this.endpoint.queue(), reserved);
@@ -119,11 +122,15 @@ final class ListenerContainer implements Runnable {
         }
         this.workers.release(reserved - batch.tasks().size());
         // start no handler whose lease may have run out while it waited: another consumer may have the task by then
-        long startBy = System.currentTimeMillis() + this.settings.lease().toMillis() * 9 / 10;
         for (StoredTask task : batch.tasks()) {
             this.workers.execute(task, () -> {
-                if (System.currentTimeMillis() < startBy) {
-                    handle(task);
+                try {
+                    if (this.workers.awaitRoomToStart(startBy)) {
+                        handle(task);
+                    }
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
                 }
             });
         }
@@ -144,9 +151,11 @@ final class ListenerContainer implements Runnable {
         catch (Throwable ex) {
             failure = ex;
         }
+        boolean handedOver = false;
         try {
             if (failure == null) {
                 this.acknowledger.add(task);
+                handedOver = true;
             }
             else {
                 if (!(failure instanceof RetryLaterException)) {
@@ -159,6 +168,11 @@ final class ListenerContainer implements Runnable {
         catch (RuntimeException ex) {
             logger.error("Could not record the outcome of task " + task.taskId() + "; it will be delivered again "
                     + "when its lease runs out", ex);
+        }
+        finally {
+            if (!handedOver) {
+                this.workers.recorded(1);
+            }
         }
     }
 

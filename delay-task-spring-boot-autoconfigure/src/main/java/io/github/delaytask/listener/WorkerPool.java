@@ -32,6 +32,9 @@ final class WorkerPool {
 
     private final Semaphore permits;
 
+    /** Handlers started whose outcome is not recorded yet: what a crash can make run twice. */
+    private final Semaphore unrecorded;
+
     private final int totalPermits;
 
     private final ThreadPoolExecutor executor;
@@ -45,6 +48,7 @@ final class WorkerPool {
         this.halfLeaseMillis = settings.lease().toMillis() / 2;
         this.totalPermits = this.concurrency + this.prefetch;
         this.permits = new Semaphore(this.totalPermits);
+        this.unrecorded = new Semaphore(this.concurrency);
         this.executor = new ThreadPoolExecutor(this.concurrency, this.concurrency, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), new CustomizableThreadFactory("delay-task-worker-"));
         this.executor.allowCoreThreadTimeOut(true);
@@ -70,6 +74,22 @@ final class WorkerPool {
             acquired -= excess;
         }
         return acquired;
+    }
+
+    /**
+     * Wait, until {@code startBy} at most, for fewer than {@code concurrency} handlers to be started and not
+     * recorded, so that a crash makes at most that many tasks run twice, however far behind the batched
+     * acknowledgements are.
+     * @return whether the handler may start; if so, {@link #recorded(int)} must follow
+     */
+    boolean awaitRoomToStart(long startBy) throws InterruptedException {
+        long wait = startBy - System.currentTimeMillis();
+        return wait > 0 && this.unrecorded.tryAcquire(wait, TimeUnit.MILLISECONDS);
+    }
+
+    /** The outcome of that many started handlers is recorded, or will not be. */
+    void recorded(int count) {
+        this.unrecorded.release(count);
     }
 
     void release(int count) {

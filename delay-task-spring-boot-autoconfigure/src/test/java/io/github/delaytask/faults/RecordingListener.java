@@ -1,0 +1,50 @@
+package io.github.delaytask.faults;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskListener;
+
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Records each run of a task of {@link #TASK_TYPE} as a row of {@code fault_runs}, committed before the handler's
+ * work, so that a run cut short by a kill still counts; then works for {@code fault.handler-millis} on average.
+ */
+class RecordingListener {
+
+    static final int TASK_TYPE = 1;
+
+    static final String WORKER_ID = "fault.worker-id";
+
+    static final String HANDLER_MILLIS = "fault.handler-millis";
+
+    private final JdbcTemplate jdbc;
+
+    private final String workerId;
+
+    private final long handlerMillis;
+
+    RecordingListener(DataSource dataSource, Environment environment) {
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.workerId = environment.getProperty(WORKER_ID, "in-process");
+        this.handlerMillis = environment.getProperty(HANDLER_MILLIS, Long.class, 0L);
+    }
+
+    @DelayTaskListener(taskType = TASK_TYPE)
+    void run(DelayTask task) throws InterruptedException {
+        this.jdbc.update("INSERT INTO fault_runs (task_id, worker, started_at) VALUES (?, ?, ?)", task.getTaskId(),
+                this.workerId, System.currentTimeMillis());
+        if (this.handlerMillis > 0) {
+            // the handler's work, from half to one and a half times the given time, so that handlers end at
+            // different moments rather than in step
+            long millis = this.handlerMillis / 2 + ThreadLocalRandom.current().nextLong(this.handlerMillis);
+            TimeUnit.MILLISECONDS.sleep(millis);
+        }
+    }
+
+}

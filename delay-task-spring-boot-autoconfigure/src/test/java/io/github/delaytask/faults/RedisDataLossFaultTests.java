@@ -1,0 +1,136 @@
+package io.github.delaytask.faults;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.testsupport.TestBackend;
+import io.github.delaytask.testsupport.VolatileRedis;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redis loses everything mid-run, by a restart without persistence or a {@code FLUSHALL}, on a Redis of the test's
+ * own and the real PostgreSQL: the reload job rebuilds the queues from the database, and every pending task still
+ * runs, once.
+ */
+@Tag("faults")
+class RedisDataLossFaultTests {
+
+    private static final int TASKS = 200;
+
+    /** Tasks fall due one every this many ms, so some are pending, in Redis or beyond the window, at the loss. */
+    private static final long SPACING_MILLIS = 30;
+
+    private static final int ADDED_WHILE_DOWN = 20;
+
+    private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(1);
+
+    private TestBackend backend;
+
+    private FaultRuns runs;
+
+    private VolatileRedis redis;
+
+    @BeforeEach
+    void startRedisAndCreateSchema() {
+        this.backend = TestBackend.postgreSql();
+        this.runs = new FaultRuns(this.backend);
+        this.runs.createSchema("postgresql");
+        this.redis = VolatileRedis.start();
+    }
+
+    @AfterEach
+    void stopRedisAndDropSchema() {
+        try {
+            this.redis.close();
+        }
+        finally {
+            this.backend.close();
+        }
+    }
+
+    @Test
+    void everyPendingTaskAndEveryTaskAddedWhileRedisWasDownRunsOnceWhenRedisRestartsEmpty() {
+        loseRedisDataMidRun("redis-restart", TASKS + ADDED_WHILE_DOWN, (service) -> {
+            this.redis.stop();
+            List<DelayTask> tasks = new ArrayList<>();
+            for (int i = 0; i < ADDED_WHILE_DOWN; i++) {
+                tasks.add(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+            }
+            // stored in the database; the Redis write fails after spring.data.redis.timeout
+            long addStarted = System.currentTimeMillis();
+            List<Long> ids = service.addTasks(tasks);
+            long addMillis = System.currentTimeMillis() - addStarted;
+            assertThat(ids).hasSize(ADDED_WHILE_DOWN);
+            ids.forEach((id) -> assertThat(this.runs.status(id)).isEqualTo(TaskStatus.SCHEDULED));
+            this.redis.startAgain();
+            return "added-while-down=" + ADDED_WHILE_DOWN + " add-blocked=" + addMillis + "ms";
+        });
+    }
+
+    @Test
+    void everyPendingTaskRunsOnceWhenRedisIsFlushedMidRun() {
+        loseRedisDataMidRun("redis-flushall", TASKS, (service) -> {
+            this.redis.flushAll();
+            return "";
+        });
+    }
+
+    private void loseRedisDataMidRun(String name, int expectedTasks, Loss loss) {
+        Map<String, String> properties = FaultApp.properties(this.backend,
+                "spring.data.redis.port=" + this.redis.port(), "spring.data.redis.timeout=" + REDIS_TIMEOUT.toMillis(),
+                "delay-task.reload-interval=1s", "delay-task.preload-window=3s");
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Instant first = Instant.now().plusMillis(500);
+            List<DelayTask> tasks = new ArrayList<>();
+            for (int i = 0; i < TASKS; i++) {
+                tasks.add(DelayTask.builder(RecordingListener.TASK_TYPE)
+                    .executeAt(first.plusMillis(i * SPACING_MILLIS))
+                    .build());
+            }
+            service.addTasks(tasks);
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                .until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") >= 40);
+            long keysBefore = this.redis.keyCount(this.backend.keyPrefix());
+            long pending = this.runs.count("SELECT COUNT(*) FROM taskinfo");
+            long lostAt = System.currentTimeMillis();
+            String more = loss.lose(service);
+
+            FaultRuns.Figures figures = this.runs.awaitSettled(name, Duration.ofSeconds(30));
+            long runAfterLoss = this.runs.count("SELECT COUNT(*) FROM fault_runs WHERE started_at > ?", lostAt);
+            this.runs.print(name, "pending-at-loss=" + pending + " run-after-loss=" + runAfterLoss
+                    + " redis-keys-before=" + keysBefore + (more.isEmpty() ? "" : " " + more));
+            assertThat(keysBefore).as("Redis held the queues").isPositive();
+            assertThat(pending).as("tasks pending at the loss").isPositive();
+            assertThat(runAfterLoss).as("tasks run after the loss").isPositive();
+            assertThat(figures.tasks()).isEqualTo(expectedTasks);
+            assertThat(figures.lost()).as("lost").isZero();
+            assertThat(figures.duplicates()).as("duplicates").isZero();
+            assertThat(figures.executed()).isEqualTo(expectedTasks);
+            assertThat(this.runs.count("SELECT COUNT(*) FROM fault_runs r JOIN taskinfo_logs l "
+                    + "ON l.task_id = r.task_id WHERE r.started_at < l.execute_time")).as("runs before their time")
+                .isZero();
+        });
+    }
+
+    /** Makes Redis lose its data, and says how. */
+    @FunctionalInterface
+    private interface Loss {
+
+        String lose(DelayTaskService service);
+
+    }
+
+}

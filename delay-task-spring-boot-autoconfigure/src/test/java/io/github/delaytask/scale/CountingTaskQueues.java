@@ -1,0 +1,55 @@
+package io.github.delaytask.scale;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.github.delaytask.redis.Claim;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.TaskQueues;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The starter's {@link TaskQueues}, counting the claims of this instance's listeners: how many claim scripts ran,
+ * how many of them handed out tasks, and how many tasks. The refresh job's moves (a claim of no task) are not
+ * counted.
+ */
+final class CountingTaskQueues extends TaskQueues {
+
+    private final LongAdder claims = new LongAdder();
+
+    private final LongAdder claimsWithTasks = new LongAdder();
+
+    private final LongAdder claimedTasks = new LongAdder();
+
+    CountingTaskQueues(StringRedisTemplate redis, RedisKeys keys) {
+        super(redis, keys);
+    }
+
+    @Override
+    public Claim claim(QueueId queue, int max, Duration lease) {
+        Claim claim = super.claim(queue, max, lease);
+        if (max > 0) {
+            this.claims.increment();
+            if (!claim.taskIds().isEmpty()) {
+                this.claimsWithTasks.increment();
+                this.claimedTasks.add(claim.taskIds().size());
+            }
+        }
+        return claim;
+    }
+
+    long claims() {
+        return this.claims.sum();
+    }
+
+    long claimsWithTasks() {
+        return this.claimsWithTasks.sum();
+    }
+
+    long claimedTasks() {
+        return this.claimedTasks.sum();
+    }
+
+}
