@@ -32,7 +32,10 @@ final class WorkerPool {
 
     private final Semaphore permits;
 
-    /** Handlers started whose outcome is not recorded yet: what a crash can make run twice. */
+    /**
+     * Handlers started whose outcome is not recorded yet: what a crash can make run twice. As many as the tasks this
+     * instance may hold, so that the batched acknowledgements do not throttle fast handlers.
+     */
     private final Semaphore unrecorded;
 
     private final int totalPermits;
@@ -48,7 +51,7 @@ final class WorkerPool {
         this.halfLeaseMillis = settings.lease().toMillis() / 2;
         this.totalPermits = this.concurrency + this.prefetch;
         this.permits = new Semaphore(this.totalPermits);
-        this.unrecorded = new Semaphore(this.concurrency);
+        this.unrecorded = new Semaphore(this.totalPermits);
         this.executor = new ThreadPoolExecutor(this.concurrency, this.concurrency, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), new CustomizableThreadFactory("delay-task-worker-"));
         this.executor.allowCoreThreadTimeOut(true);
@@ -77,8 +80,8 @@ final class WorkerPool {
     }
 
     /**
-     * Wait, until {@code startBy} at most, for fewer than {@code concurrency} handlers to be started and not
-     * recorded, so that a crash makes at most that many tasks run twice, however far behind the batched
+     * Wait, until {@code startBy} at most, for fewer than {@code concurrency + prefetch} handlers to be started and
+     * not recorded, so that a crash makes at most that many tasks run twice, however far behind the batched
      * acknowledgements are.
      * @return whether the handler may start; if so, {@link #recorded(int)} must follow
      */
