@@ -8,8 +8,8 @@ import java.util.UUID;
 
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.Scripts;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
@@ -20,9 +20,9 @@ import org.springframework.util.Assert;
  */
 public class RedisDistributedLocks implements DistributedLocks {
 
-    private static final RedisScript<Long> UNLOCK = script("unlock");
+    private static final RedisScript<Long> UNLOCK = Scripts.load("unlock", Long.class);
 
-    private static final RedisScript<Long> EXTEND = script("extend");
+    private static final RedisScript<Long> EXTEND = Scripts.load("extend", Long.class);
 
     private final StringRedisTemplate redis;
 
@@ -46,10 +46,6 @@ public class RedisDistributedLocks implements DistributedLocks {
         Boolean taken = this.redis.opsForValue().setIfAbsent(key, token, lockAtMostFor);
         return Boolean.TRUE.equals(taken) ? Optional.of(new RedisLockHandle(name, key, token, takenAt))
                 : Optional.empty();
-    }
-
-    private static RedisScript<Long> script(String name) {
-        return RedisScript.of(new ClassPathResource("META-INF/delay-task/scripts/" + name + ".lua"), Long.class);
     }
 
     private final class RedisLockHandle implements LockHandle {

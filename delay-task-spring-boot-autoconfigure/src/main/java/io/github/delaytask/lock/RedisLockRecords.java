@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.Scripts;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.lang.Nullable;
@@ -22,8 +22,7 @@ import org.springframework.lang.Nullable;
  */
 public class RedisLockRecords implements LockRecords {
 
-    private static final RedisScript<Long> FINISH = RedisScript
-        .of(new ClassPathResource("META-INF/delay-task/scripts/lock-run-finish.lua"), Long.class);
+    private static final RedisScript<Long> FINISH = Scripts.load("lock-run-finish", Long.class);
 
     private final StringRedisTemplate redis;
 

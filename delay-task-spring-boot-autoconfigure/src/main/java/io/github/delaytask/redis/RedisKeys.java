@@ -19,10 +19,6 @@ public final class RedisKeys {
         this.prefix = prefix;
     }
 
-    public String prefix() {
-        return this.prefix;
-    }
-
     String future(QueueId queue) {
         return queueKey(queue, "future");
     }

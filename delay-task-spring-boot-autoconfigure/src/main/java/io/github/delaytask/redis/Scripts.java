@@ -6,9 +6,9 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts under {@code META-INF/delay-task/scripts}, each loaded once.
+ * The Lua scripts under {@code META-INF/delay-task/scripts}, each loaded once. Public for the lock package.
  */
-final class Scripts {
+public final class Scripts {
 
     @SuppressWarnings({ "rawtypes", "unchecked" })
     static final Class<List<String>> STRING_LIST = (Class) List.class;
@@ -16,7 +16,7 @@ final class Scripts {
     private Scripts() {
     }
 
-    static <T> RedisScript<T> load(String name, Class<T> resultType) {
+    public static <T> RedisScript<T> load(String name, Class<T> resultType) {
         return RedisScript.of(new ClassPathResource("META-INF/delay-task/scripts/" + name + ".lua"), resultType);
     }
 
