@@ -6,12 +6,18 @@
 -- KEYS[3] in-flight sorted set: task id -> lease deadline (epoch ms)
 -- ARGV[1] how many tasks to claim (0 only moves due work: the refresh job)
 -- ARGV[2] lease in ms
--- ARGV[3] at most this many ids moved from each sorted set per call
+-- ARGV[3] at most this many ids moved from each sorted set per call; a claim moves no more than it claims
 -- Returns { now ms, ms until the next future task is due or -1, claimed ids... } as strings
 redis.replicate_commands()
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local count = tonumber(ARGV[1])
+-- A claim needs only the oldest `count` due ids of each set: with those moved, the oldest `count` of the ready set
+-- are the oldest of all that is due. Moving more would cost every claim of a large burst O(limit) for nothing.
 local limit = tonumber(ARGV[3])
+if count > 0 and count < limit then
+    limit = count
+end
 
 -- Moves members with their scores; ZADD takes at most a few thousand arguments at a time, hence the limit.
 local function move(from, to, maxScore)
@@ -35,7 +41,6 @@ move(KEYS[3], KEYS[2], now)
 move(KEYS[1], KEYS[2], now)
 
 local result = { tostring(now), '-1' }
-local count = tonumber(ARGV[1])
 if count > 0 then
     local popped = redis.call('ZPOPMIN', KEYS[2], count)
     local deadline = now + tonumber(ARGV[2])
