@@ -91,7 +91,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         if (created != null) {
             task.setExecuteTime(executeTime);
             task.setParameters(parameters);
-            afterCommit(() -> enqueue(created));
+            afterCommit(() -> enqueueNew(created));
         }
         return insertion.taskId();
     }
@@ -218,6 +218,20 @@ public class DefaultDelayTaskService implements DelayTaskService {
      * Put a stored task into Redis if it is due within the preload window.
      * @return whether it was due within the window
      */
+    private void enqueueNew(StoredTask task) {
+        if (task.executeTime() > this.clock.millis() + this.preloadWindow.toMillis()) {
+            return; // the reload job brings it in when it enters the window
+        }
+        try {
+            this.queues.add(task.queue(), task.taskId(), task.executeTime());
+            this.broker.scheduled(task.queue(), task.executeTime());
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Task " + task.taskId() + " is stored but Redis could not take it; the reload job will bring "
+                    + "it in", ex);
+        }
+    }
+
     private boolean enqueue(StoredTask task) {
         if (task.executeTime() > this.clock.millis() + this.preloadWindow.toMillis()) {
             return false; // the reload job brings it in when it enters the window
