@@ -1,5 +1,7 @@
 package io.github.delaytask.listener;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
@@ -36,7 +38,12 @@ final class ListenerContainer implements Runnable {
 
     private final Object signal = new Object();
 
-    private boolean wakeRequested;
+    /**
+     * The earliest execute time this instance scheduled since the last claim began. A claim sees every task added
+     * before it, so only later ones can cut the next sleep short; a wake-up for any add would have the poller claim
+     * once per add under a stream of adds due later.
+     */
+    private final AtomicLong scheduledSinceClaim = new AtomicLong(Long.MAX_VALUE);
 
     private volatile long sleepingUntil = Long.MAX_VALUE;
 
@@ -81,6 +88,7 @@ final class ListenerContainer implements Runnable {
 
     /** A task of this queue was scheduled here: wake up if it is due before the current sleep ends. */
     void scheduled(long executeTime) {
+        this.scheduledSinceClaim.accumulateAndGet(executeTime, Math::min);
         if (executeTime < this.sleepingUntil) {
             wake();
         }
@@ -113,6 +121,7 @@ final class ListenerContainer implements Runnable {
         // counts against it
         long startBy = System.currentTimeMillis() + this.settings.lease().toMillis() * 9 / 10;
         TaskBroker.Batch batch;
+        this.scheduledSinceClaim.set(Long.MAX_VALUE);
         try {
             batch = this.broker.claim(this.endpoint.queue(), reserved);
         }
@@ -178,11 +187,11 @@ final class ListenerContainer implements Runnable {
 
     private void wake() {
         synchronized (this.signal) {
-            this.wakeRequested = true;
             this.signal.notifyAll();
         }
     }
 
+    /** Sleep until the deadline, or until a task scheduled here since the last claim is due, or until stopped. */
     private void sleep(long millis) throws InterruptedException {
         if (millis <= 0) {
             return;
@@ -191,14 +200,15 @@ final class ListenerContainer implements Runnable {
             long deadline = System.currentTimeMillis() + millis;
             this.sleepingUntil = deadline;
             try {
-                long remaining = millis;
-                while (!this.wakeRequested && this.running && remaining > 0) {
+                while (this.running) {
+                    long remaining = Math.min(deadline, this.scheduledSinceClaim.get()) - System.currentTimeMillis();
+                    if (remaining <= 0) {
+                        return;
+                    }
                     this.signal.wait(remaining);
-                    remaining = deadline - System.currentTimeMillis();
                 }
             }
             finally {
-                this.wakeRequested = false;
                 this.sleepingUntil = Long.MAX_VALUE;
             }
         }
