@@ -66,15 +66,26 @@ public class TaskBroker {
         if (claim.taskIds().isEmpty()) {
             return new Batch(List.of(), 0, claim.nextDueInMillis());
         }
-        Map<Long, StoredTask> live = new HashMap<>();
-        this.store.findLive(claim.taskIds()).forEach((task) -> live.put(task.taskId(), task));
         long now = claim.redisTime();
-        List<StoredTask> candidates = new ArrayList<>(claim.taskIds().size());
-        for (Long taskId : claim.taskIds()) {
+        List<StoredTask> won = this.store.claimDue(claim.taskIds(), now, now + this.lease.toMillis());
+        if (won.size() < claim.taskIds().size()) {
+            settleMissed(queue, claim.taskIds(), won, now);
+        }
+        return new Batch(won, claim.taskIds().size(), claim.nextDueInMillis());
+    }
+
+    /** Put the ids Redis handed out and the database did not give this claim where they belong. */
+    private void settleMissed(QueueId queue, List<Long> taskIds, List<StoredTask> won, long now) {
+        Set<Long> missed = new HashSet<>(taskIds);
+        won.forEach((task) -> missed.remove(task.taskId()));
+        Map<Long, StoredTask> live = new HashMap<>();
+        this.store.findLive(missed).forEach((task) -> live.put(task.taskId(), task));
+        List<Long> gone = new ArrayList<>();
+        for (Long taskId : missed) {
             StoredTask task = live.get(taskId);
             if (task == null) {
                 // finished or cancelled meanwhile: Redis only had an old id
-                this.queues.acknowledge(queue, taskId);
+                gone.add(taskId);
             }
             else if (task.leasedAt(now)) {
                 this.queues.defer(queue, taskId, task.leaseUntil());
@@ -83,22 +94,13 @@ public class TaskBroker {
                 this.queues.defer(queue, taskId, task.executeTime());
             }
             else {
-                candidates.add(task);
+                // a concurrent change won: look again soon, by which time the database says what it is
+                this.queues.defer(queue, taskId, now + RECHECK_MILLIS);
             }
         }
-        List<StoredTask> won = candidates.isEmpty() ? List.of()
-                : this.store.claimAll(candidates, now + this.lease.toMillis());
-        if (won.size() < candidates.size()) {
-            Set<Long> wonIds = new HashSet<>();
-            won.forEach((task) -> wonIds.add(task.taskId()));
-            for (StoredTask task : candidates) {
-                if (!wonIds.contains(task.taskId())) {
-                    // a concurrent change won: look again soon, by which time the database says what it is
-                    this.queues.defer(queue, task.taskId(), now + RECHECK_MILLIS);
-                }
-            }
+        if (!gone.isEmpty()) {
+            this.queues.acknowledgeAll(queue, gone);
         }
-        return new Batch(won, claim.taskIds().size(), claim.nextDueInMillis());
     }
 
     /**

@@ -54,10 +54,12 @@ public interface TaskStore {
     List<StoredTask> findLive(Collection<Long> taskIds);
 
     /**
-     * Hand tasks to a consumer until {@code leaseUntil}, each if nobody changed it since it was read.
-     * @return the tasks this call won, as claimed
+     * Hand tasks to a consumer until {@code leaseUntil}: those of the given ids that are live, due at {@code now}
+     * and held by no consumer, each with its version bumped, so that a concurrent change of the same task (a cancel,
+     * another claim) and this claim have exactly one winner.
+     * @return the tasks this call won, as claimed; the others are finished, not due, held, or changed meanwhile
      */
-    List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil);
+    List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil);
 
     /**
      * Finish a claimed task: it leaves {@code taskinfo} and its log gets the given final status.

@@ -1,6 +1,7 @@
 package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -573,19 +574,38 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
-    void aBatchedClaimWinsOnlyTheTasksNobodyChangedSinceTheyWereRead() {
+    void aClaimWinsOnlyLiveDueTasksThatNoConsumerHoldsAndAFinishOnlyItsOwnClaim() {
         this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             TaskStore store = context.getBean(TaskStore.class);
-            List<Long> ids = service.addTasks(List.of(DelayTask.builder(NO_LISTENER).build(),
-                    DelayTask.builder(NO_LISTENER).build(), DelayTask.builder(NO_LISTENER).build()));
-            List<StoredTask> read = store.findLive(ids);
-            StoredTask changed = read.stream().filter((task) -> task.taskId() == ids.get(1)).findFirst().orElseThrow();
-            assertThat(store.claimAll(List.of(changed), Long.MAX_VALUE)).hasSize(1);
-            List<StoredTask> won = store.claimAll(read, Long.MAX_VALUE);
+            long now = store.currentTimeMillis();
+            List<Long> ids = new ArrayList<>(service.addTasks(List.of(DelayTask.builder(NO_LISTENER).build(),
+                    DelayTask.builder(NO_LISTENER).build(), DelayTask.builder(NO_LISTENER).build(),
+                    DelayTask.builder(NO_LISTENER).delay(Duration.ofHours(1)).build())));
+            long cancelled = service.addTask(DelayTask.builder(NO_LISTENER).build());
+            assertThat(service.cancelTask(cancelled)).isTrue();
+            ids.add(cancelled);
+            long held = ids.get(1);
+            assertThat(store.claimDue(List.of(held), now + 1000, now + 60_000)).extracting(StoredTask::taskId)
+                .containsExactly(held);
+
+            List<StoredTask> won = store.claimDue(ids, now + 1000, now + 60_000);
+
             assertThat(won).extracting(StoredTask::taskId).containsExactlyInAnyOrder(ids.get(0), ids.get(2));
+            assertThat(won).allSatisfy((task) -> {
+                assertThat(task.leaseUntil()).isEqualTo(now + 60_000);
+                assertThat(task.attempts()).isEqualTo(1);
+                assertThat(task.version()).isEqualTo(2);
+            });
+            assertThat(store.claimDue(List.of(held), now + 60_000, now + 120_000)).as("taken over once the lease ran out")
+                .extracting(StoredTask::version)
+                .containsExactly(3);
             assertThat(store.finishAllExecuted(won)).hasSize(2);
             assertThat(store.finishAllExecuted(won)).as("already finished").isEmpty();
+            StoredTask firstClaimOfHeld = new StoredTask(held, NO_LISTENER, 0, now, null, 2, 1, now + 60_000);
+            assertThat(store.finishAllExecuted(List.of(firstClaimOfHeld))).as("lost to the take-over").isEmpty();
+            assertThat(status(context, held)).isEqualTo(TaskStatus.SCHEDULED);
+            assertThat(status(context, ids.get(0))).isEqualTo(TaskStatus.EXECUTED);
         });
     }
 

@@ -1,8 +1,7 @@
 package io.github.delaytask.store.mybatis;
 
-import java.util.Locale;
+import java.util.function.Supplier;
 
-import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -16,19 +15,15 @@ final class DatabaseClock {
 
     private final JdbcTemplate jdbc;
 
-    private volatile String query;
+    private final Supplier<Dialect> dialect;
 
-    DatabaseClock(JdbcTemplate jdbc) {
+    DatabaseClock(JdbcTemplate jdbc, Supplier<Dialect> dialect) {
         this.jdbc = jdbc;
+        this.dialect = dialect;
     }
 
     long currentTimeMillis() {
-        String sql = this.query;
-        if (sql == null) {
-            sql = queryFor(this.jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()
-                .getDatabaseProductName()));
-            this.query = sql;
-        }
+        String sql = queryFor(this.dialect.get());
         Long millis = this.jdbc.queryForObject(sql, Long.class);
         if (millis == null) {
             throw new IllegalStateException("The database returned no time for: " + sql);
@@ -36,9 +31,8 @@ final class DatabaseClock {
         return millis;
     }
 
-    static String queryFor(String productName) {
-        String product = (productName != null) ? productName.toLowerCase(Locale.ROOT) : "";
-        return (product.contains("mysql") || product.contains("mariadb")) ? MYSQL : STANDARD;
+    static String queryFor(Dialect dialect) {
+        return (dialect == Dialect.MYSQL) ? MYSQL : STANDARD;
     }
 
 }

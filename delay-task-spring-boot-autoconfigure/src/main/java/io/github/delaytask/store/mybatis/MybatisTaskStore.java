@@ -1,9 +1,14 @@
 package io.github.delaytask.store.mybatis;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.StringJoiner;
 
 import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import com.baomidou.mybatisplus.core.toolkit.Wrappers;
@@ -14,15 +19,20 @@ import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * {@link TaskStore} on MyBatis-Plus. Public for wiring.
+ * {@link TaskStore} on MyBatis-Plus and JDBC. Public for wiring.
  * <p>
- * Claims and releases go through the {@code @Version} optimistic lock; deletes state the version themselves, since
- * MyBatis-Plus checks it on updates only. Every change of two rows runs in one transaction, joining the caller's.
+ * Every change is version-checked. Releases, reschedules and requeues go through the {@code @Version} optimistic
+ * lock of MyBatis-Plus; deletes state the version themselves, since MyBatis-Plus checks it on updates only. The hot
+ * paths (adds, claims, acknowledgements) are plain JDBC with the same checks: batches in one transaction, or one
+ * statement each on PostgreSQL ({@link PostgreSqlStatements}). Every change of two rows runs in one transaction,
+ * joining the caller's; reads that may follow a JDBC write in one transaction are JDBC too, as the session cache of
+ * MyBatis would not see that write.
  */
 public class MybatisTaskStore implements TaskStore {
 
@@ -30,10 +40,18 @@ public class MybatisTaskStore implements TaskStore {
             + "lease_until = ? WHERE task_id = ? AND version = ?";
 
     private static final String INSERT_TASK = "INSERT INTO taskinfo (task_id, task_type, priority, execute_time, "
-            + "parameters, version, attempts) VALUES (?, ?, ?, ?, ?, 1, 0)";
+            + "parameters, version, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, 0, ?)";
 
     private static final String INSERT_LOG = "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, "
-            + "parameters, version, status, attempts) VALUES (?, ?, ?, ?, ?, 1, ?, 0)";
+            + "parameters, version, status, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?)";
+
+    private static final String LIVE_COLUMNS = "task_id, task_type, priority, execute_time, parameters, version, "
+            + "attempts, lease_until";
+
+    // PostgreSQL reads a row comparison in index order; MySQL and MariaDB range-scan this OR form instead
+    private static final String FIND_DUE = "SELECT task_id, task_type, priority, execute_time, NULL, version, "
+            + "attempts, lease_until FROM taskinfo WHERE execute_time <= ? AND (execute_time > ? "
+            + "OR (execute_time = ? AND task_id > ?)) ORDER BY execute_time, task_id LIMIT ?";
 
     private static final String DELETE_CLAIMED = "DELETE FROM taskinfo WHERE task_id = ? AND version = ?";
 
@@ -57,6 +75,11 @@ public class MybatisTaskStore implements TaskStore {
 
     private final IdentifierGenerator ids;
 
+    /** Created only on PostgreSQL, whose driver is optional. */
+    private volatile PostgreSqlStatements postgreSql;
+
+    private volatile Dialect dialect;
+
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
             JdbcTemplate jdbc, IdentifierGenerator ids) {
         this.tasks = tasks;
@@ -64,15 +87,34 @@ public class MybatisTaskStore implements TaskStore {
         this.transactions = transactions;
         this.nestedTransactions = new TransactionTemplate(transactions.getTransactionManager());
         this.nestedTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
-        this.clock = new DatabaseClock(jdbc);
+        this.clock = new DatabaseClock(jdbc, this::dialect);
         this.jdbc = jdbc;
         this.ids = ids;
+    }
+
+    private Dialect dialect() {
+        Dialect resolved = this.dialect;
+        if (resolved == null) {
+            resolved = Dialect.of(this.jdbc.execute((ConnectionCallback<String>) (connection) -> connection
+                .getMetaData()
+                .getDatabaseProductName()));
+            if (resolved == Dialect.POSTGRESQL) {
+                this.postgreSql = new PostgreSqlStatements(this.jdbc);
+            }
+            this.dialect = resolved;
+        }
+        return resolved;
+    }
+
+    private boolean postgreSql() {
+        return dialect() == Dialect.POSTGRESQL;
     }
 
     @Override
     public Insertion insert(NewTask task) {
         if (task.bizKey() == null) {
-            return created(this.transactions.execute((status) -> insertRows(task)));
+            // one statement on PostgreSQL: it commits on its own, or joins the caller's transaction
+            return created(postgreSql() ? insertRows(task) : this.transactions.execute((status) -> insertRows(task)));
         }
         Long existing = findLiveIdByBizKey(task.bizKey());
         if (existing != null) {
@@ -119,6 +161,7 @@ public class MybatisTaskStore implements TaskStore {
                 statement.setInt(3, task.priority());
                 statement.setLong(4, task.executeTime());
                 statement.setBytes(5, task.parameters());
+                statement.setString(6, null);
             });
             this.jdbc.batchUpdate(INSERT_LOG, plain, plain.size(), (statement, task) -> {
                 statement.setLong(1, task.taskId());
@@ -127,6 +170,7 @@ public class MybatisTaskStore implements TaskStore {
                 statement.setLong(4, task.executeTime());
                 statement.setBytes(5, task.parameters());
                 statement.setInt(6, TaskStatus.SCHEDULED.code());
+                statement.setString(7, null);
             });
             return List.of(result);
         });
@@ -134,34 +178,38 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     private StoredTask insertRows(NewTask task) {
-        TaskInfo row = new TaskInfo();
-        row.setTaskId(task.taskId());
-        row.setTaskType(task.taskType());
-        row.setPriority(task.priority());
-        row.setExecuteTime(task.executeTime());
-        row.setParameters(task.parameters());
-        row.setBizKey(task.bizKey());
-        row.setVersion(1);
-        row.setAttempts(0);
-        this.tasks.insert(row);
-        TaskInfoLog log = new TaskInfoLog();
-        log.setTaskId(row.getTaskId());
-        log.setTaskType(task.taskType());
-        log.setPriority(task.priority());
-        log.setExecuteTime(task.executeTime());
-        log.setParameters(task.parameters());
-        log.setBizKey(task.bizKey());
-        log.setVersion(1);
-        log.setStatus(TaskStatus.SCHEDULED.code());
-        log.setAttempts(0);
-        this.logs.insert(log);
-        return toStoredTask(row);
+        long id = (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
+        StoredTask stored = new StoredTask(id, task.taskType(), task.priority(), task.executeTime(), task.parameters(),
+                1, 0, null);
+        if (postgreSql()) {
+            this.postgreSql.insert(stored, task.bizKey());
+            return stored;
+        }
+        this.jdbc.update(INSERT_TASK, (statement) -> {
+            statement.setLong(1, id);
+            statement.setInt(2, task.taskType());
+            statement.setInt(3, task.priority());
+            statement.setLong(4, task.executeTime());
+            statement.setBytes(5, task.parameters());
+            statement.setString(6, task.bizKey());
+        });
+        this.jdbc.update(INSERT_LOG, (statement) -> {
+            statement.setLong(1, id);
+            statement.setInt(2, task.taskType());
+            statement.setInt(3, task.priority());
+            statement.setLong(4, task.executeTime());
+            statement.setBytes(5, task.parameters());
+            statement.setInt(6, TaskStatus.SCHEDULED.code());
+            statement.setString(7, task.bizKey());
+        });
+        return stored;
     }
 
     @Override
     public Long findLiveIdByBizKey(String bizKey) {
-        TaskInfo row = this.tasks.selectOne(Wrappers.<TaskInfo>query().select("task_id").eq("biz_key", bizKey));
-        return (row != null) ? row.getTaskId() : null;
+        // JDBC rather than MyBatis, whose session cache would not see the JDBC inserts of the same transaction
+        List<Long> ids = this.jdbc.queryForList("SELECT task_id FROM taskinfo WHERE biz_key = ?", Long.class, bizKey);
+        return ids.isEmpty() ? null : ids.get(0);
     }
 
     @Override
@@ -211,13 +259,13 @@ public class MybatisTaskStore implements TaskStore {
     @Override
     public StoredTask reschedule(long taskId, long executeTime) {
         for (int attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
-            TaskInfo row = this.tasks.selectById(taskId);
-            if (row == null || row.getLeaseUntil() != null) {
+            StoredTask row = findLive(taskId);
+            if (row == null || row.leaseUntil() != null) {
                 return null;
             }
             StoredTask moved = this.transactions.execute((tx) -> {
                 TaskInfo change = new TaskInfo();
-                change.setVersion(row.getVersion());
+                change.setVersion(row.version());
                 change.setExecuteTime(executeTime);
                 int updated = this.tasks.update(change,
                         Wrappers.<TaskInfo>update().eq("task_id", taskId).isNull("lease_until"));
@@ -228,9 +276,8 @@ public class MybatisTaskStore implements TaskStore {
                     .set("execute_time", executeTime)
                     .setSql("version = version + 1")
                     .eq("task_id", taskId));
-                row.setExecuteTime(executeTime);
-                row.setVersion(row.getVersion() + 1);
-                return toStoredTask(row);
+                return new StoredTask(taskId, row.taskType(), row.priority(), executeTime, row.parameters(),
+                        row.version() + 1, row.attempts(), null);
             });
             if (moved != null) {
                 return moved;
@@ -244,13 +291,35 @@ public class MybatisTaskStore implements TaskStore {
         if (taskIds.isEmpty()) {
             return List.of();
         }
-        return toStoredTasks(this.tasks.selectList(Wrappers.<TaskInfo>query().in("task_id", taskIds)));
+        StringJoiner in = new StringJoiner(", ", "SELECT " + LIVE_COLUMNS + " FROM taskinfo WHERE task_id IN (", ")");
+        taskIds.forEach((id) -> in.add("?"));
+        return this.jdbc.query(in.toString(), MybatisTaskStore::storedTask, taskIds.toArray());
+    }
+
+    private StoredTask findLive(long taskId) {
+        List<StoredTask> found = findLive(List.of(taskId));
+        return found.isEmpty() ? null : found.get(0);
     }
 
     @Override
-    public List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil) {
-        // the hot path: one JDBC batch in one transaction (one commit, not one per row), with the same version
-        // check MyBatis-Plus makes on the single-row paths
+    public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
+        if (taskIds.isEmpty()) {
+            return List.of();
+        }
+        if (postgreSql()) {
+            return this.postgreSql.claimDue(taskIds, now, leaseUntil);
+        }
+        List<StoredTask> candidates = new ArrayList<>(taskIds.size());
+        for (StoredTask task : findLive(taskIds)) {
+            if (!task.leasedAt(now) && task.executeTime() <= now) {
+                candidates.add(task);
+            }
+        }
+        return candidates.isEmpty() ? List.of() : claimAll(candidates, leaseUntil);
+    }
+
+    /** Each task only if nobody changed it since it was read: one JDBC batch in one transaction. */
+    private List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil) {
         int[][] counts = this.transactions.execute((tx) -> this.jdbc.batchUpdate(CLAIM, tasks, tasks.size(),
                 (statement, task) -> {
                     statement.setLong(1, leaseUntil);
@@ -291,6 +360,13 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<StoredTask> finishAllExecuted(List<StoredTask> claimed) {
+        if (claimed.isEmpty()) {
+            return List.of();
+        }
+        if (postgreSql()) {
+            Set<Long> done = new HashSet<>(this.postgreSql.finishExecuted(claimed));
+            return claimed.stream().filter((task) -> done.contains(task.taskId())).toList();
+        }
         List<StoredTask> finished = this.transactions.execute((tx) -> {
             int[][] counts = this.jdbc.batchUpdate(DELETE_CLAIMED, claimed, claimed.size(), (statement, task) -> {
                 statement.setLong(1, task.taskId());
@@ -354,23 +430,23 @@ public class MybatisTaskStore implements TaskStore {
     @Override
     public StoredTask cancel(long taskId) {
         for (int attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
-            TaskInfo row = this.tasks.selectById(taskId);
-            if (row == null || row.getLeaseUntil() != null) {
+            StoredTask row = findLive(taskId);
+            if (row == null || row.leaseUntil() != null) {
                 return null;
             }
             Boolean cancelled = this.transactions.execute((tx) -> {
                 int deleted = this.tasks.delete(Wrappers.<TaskInfo>query()
                     .eq("task_id", taskId)
-                    .eq("version", row.getVersion())
+                    .eq("version", row.version())
                     .isNull("lease_until"));
                 if (deleted == 0) {
                     return false;
                 }
-                updateLog(taskId, TaskStatus.CANCELLED, row.getAttempts(), null);
+                updateLog(taskId, TaskStatus.CANCELLED, row.attempts(), null);
                 return true;
             });
             if (Boolean.TRUE.equals(cancelled)) {
-                return toStoredTask(row);
+                return row;
             }
         }
         return null;
@@ -378,13 +454,11 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit) {
-        return toStoredTasks(this.tasks.selectList(Wrappers.<TaskInfo>query()
-            .select("task_id", "task_type", "priority", "execute_time", "version", "attempts", "lease_until")
-            .le("execute_time", horizon)
-            .and((w) -> w.gt("execute_time", afterExecuteTime)
-                .or((same) -> same.eq("execute_time", afterExecuteTime).gt("task_id", afterTaskId)))
-            .orderByAsc("execute_time", "task_id")
-            .last("LIMIT " + limit)));
+        if (postgreSql()) {
+            return this.postgreSql.findDue(horizon, afterExecuteTime, afterTaskId, limit);
+        }
+        return this.jdbc.query(FIND_DUE, MybatisTaskStore::storedTask, horizon, afterExecuteTime, afterExecuteTime,
+                afterTaskId, limit);
     }
 
     @Override
@@ -408,10 +482,12 @@ public class MybatisTaskStore implements TaskStore {
                 log.getParameters());
     }
 
-    private static List<StoredTask> toStoredTasks(List<TaskInfo> rows) {
-        List<StoredTask> result = new ArrayList<>(rows.size());
-        rows.forEach((row) -> result.add(toStoredTask(row)));
-        return result;
+    /** Maps the columns of {@link #LIVE_COLUMNS}, in that order. */
+    static StoredTask storedTask(ResultSet row, int number) throws SQLException {
+        long leaseUntil = row.getLong(8);
+        Long lease = row.wasNull() ? null : leaseUntil;
+        return new StoredTask(row.getLong(1), row.getInt(2), row.getInt(3), row.getLong(4), row.getBytes(5),
+                row.getInt(6), row.getInt(7), lease);
     }
 
     private static StoredTask toStoredTask(TaskInfo row) {
