@@ -90,7 +90,8 @@ public final class Benchmark {
         scenarios.forEach((scenario) -> report.setup(DEFINITIONS, scenario.definition()));
         report.setup(DEFINITIONS, String.format("Every measurement starts a new instance of the system with empty "
                 + "storage of its own (a schema, a database, Redis keys), runs %,d tasks through it (added singly "
-                + "and in batches, due at once) and empties it again.", size.warmUpTasks()));
+                + "and in batches, due at once) and empties it again, so that what is measured runs compiled code, as in "
+                + "an application that has been up for a while (--warm-up-tasks sets how many).", size.warmUpTasks()));
         for (Scenario scenario : scenarios) {
             scenario.rows(report);
             for (QueueSystem system : systems) {

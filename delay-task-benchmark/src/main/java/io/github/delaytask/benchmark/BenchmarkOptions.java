@@ -26,7 +26,7 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
               --scenarios=all|add,dispatch,lateness,backlog,startup
               --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler
               --size=small|full                      full: the sizes of issue #6 (not timed yet; small takes ~5 min)
-              --dispatch-tasks=N --backlog-tasks=N --lateness-seconds=N   override one size
+              --dispatch-tasks=N --backlog-tasks=N --lateness-seconds=N --warm-up-tasks=N   override one size
               --out=target/benchmark-results.md     the report as Markdown (relative to the module)
               --redis=127.0.0.1:6379
               --postgresql-url=jdbc:postgresql://127.0.0.1:5432/test --postgresql-user=postgres --postgresql-password=
@@ -45,11 +45,14 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
         }
         List<String> known = List.of("scenarios", "systems", "size", "out", "redis", "postgresql-url",
                 "postgresql-user", "postgresql-password", "mariadb-url", "mariadb-user", "mariadb-password",
-                "dispatch-tasks", "backlog-tasks", "lateness-seconds", "help");
+                "dispatch-tasks", "backlog-tasks", "lateness-seconds", "warm-up-tasks", "help");
         options.keySet().stream().filter((name) -> !known.contains(name)).findFirst().ifPresent((name) -> {
             throw new IllegalArgumentException("Unknown option --" + name);
         });
         Size size = Size.named(options.getOrDefault("size", "small"));
+        if (options.containsKey("warm-up-tasks")) {
+            size = size.withWarmUpTasks(Integer.parseInt(options.get("warm-up-tasks")));
+        }
         if (options.containsKey("dispatch-tasks")) {
             size = size.withDispatchTasks(Integer.parseInt(options.get("dispatch-tasks")));
         }

@@ -31,7 +31,7 @@ public record Size(String name, int warmUpTasks, int addSingles, int addBatched,
     public static final int LATENESS_RATE = 1000;
 
     /** Sizes of issue #6. */
-    public static final Size FULL = new Size("full", 5_000, 50_000, 200_000, 100_000, Duration.ofSeconds(30),
+    public static final Size FULL = new Size("full", 20_000, 50_000, 200_000, 100_000, Duration.ofSeconds(30),
             1_000_000, 10_000, 10_000, 5);
 
     /** A tenth or so, to try the benchmark out. */
@@ -44,6 +44,11 @@ public record Size(String name, int warmUpTasks, int addSingles, int addBatched,
             case "small" -> SMALL;
             default -> throw new IllegalArgumentException("--size must be small or full, not " + name);
         };
+    }
+
+    public Size withWarmUpTasks(int tasks) {
+        return new Size(this.name, tasks, this.addSingles, this.addBatched, this.dispatchTasks, this.latenessDuration,
+                this.backlogTasks, this.backlogAdds, this.backlogBurst, this.startupRuns);
     }
 
     public Size withDispatchTasks(int tasks) {
