@@ -214,12 +214,12 @@ public class DelayTaskProperties {
          * Most tasks claimed ahead of free handler threads, so that fast handlers are fed in batches. Fewer are
          * claimed when handlers are slow, so that a claimed task starts within half its lease.
          */
-        private int prefetch = 40;
+        private int prefetch = 90;
 
         /**
          * Most tasks one poll of a queue claims.
          */
-        private int batchSize = 50;
+        private int batchSize = 100;
 
         /**
          * Longest wait between polls of an idle queue; bounds how late a task added by another instance fires.
