@@ -139,42 +139,65 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<Insertion> insertAll(List<NewTask> tasks) {
+        if (postgreSql() && tasks.stream().allMatch((task) -> task.bizKey() == null)) {
+            // one statement: it commits on its own, or joins the caller's transaction
+            return insertPlain(tasks);
+        }
         List<Insertion> insertions = this.transactions.execute((status) -> {
-            List<StoredTask> plain = new ArrayList<>(tasks.size());
-            Insertion[] result = new Insertion[tasks.size()];
-            for (int i = 0; i < tasks.size(); i++) {
-                NewTask task = tasks.get(i);
-                if (task.bizKey() != null) {
-                    result[i] = insert(task);
-                }
-                else {
-                    long id = (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
-                    StoredTask stored = new StoredTask(id, task.taskType(), task.priority(), task.executeTime(),
-                            task.parameters(), 1, 0, null);
-                    plain.add(stored);
-                    result[i] = new Insertion(id, stored);
+            List<NewTask> plain = new ArrayList<>(tasks.size());
+            for (NewTask task : tasks) {
+                if (task.bizKey() == null) {
+                    plain.add(task);
                 }
             }
-            this.jdbc.batchUpdate(INSERT_TASK, plain, plain.size(), (statement, task) -> {
-                statement.setLong(1, task.taskId());
-                statement.setInt(2, task.taskType());
-                statement.setInt(3, task.priority());
-                statement.setLong(4, task.executeTime());
-                statement.setBytes(5, task.parameters());
-                statement.setString(6, null);
-            });
-            this.jdbc.batchUpdate(INSERT_LOG, plain, plain.size(), (statement, task) -> {
-                statement.setLong(1, task.taskId());
-                statement.setInt(2, task.taskType());
-                statement.setInt(3, task.priority());
-                statement.setLong(4, task.executeTime());
-                statement.setBytes(5, task.parameters());
-                statement.setInt(6, TaskStatus.SCHEDULED.code());
-                statement.setString(7, null);
-            });
+            List<Insertion> plainInsertions = insertPlain(plain);
+            Insertion[] result = new Insertion[tasks.size()];
+            int next = 0;
+            for (int i = 0; i < tasks.size(); i++) {
+                NewTask task = tasks.get(i);
+                result[i] = (task.bizKey() != null) ? insert(task) : plainInsertions.get(next++);
+            }
             return List.of(result);
         });
         return (insertions != null) ? insertions : List.of();
+    }
+
+    /** Tasks without a business key: both rows of each, in batches or, on PostgreSQL, in one statement. */
+    private List<Insertion> insertPlain(List<NewTask> tasks) {
+        if (tasks.isEmpty()) {
+            return List.of();
+        }
+        List<StoredTask> stored = new ArrayList<>(tasks.size());
+        List<Insertion> insertions = new ArrayList<>(tasks.size());
+        for (NewTask task : tasks) {
+            long id = (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
+            StoredTask row = new StoredTask(id, task.taskType(), task.priority(), task.executeTime(),
+                    task.parameters(), 1, 0, null);
+            stored.add(row);
+            insertions.add(new Insertion(id, row));
+        }
+        if (postgreSql()) {
+            this.postgreSql.insertAll(stored);
+            return insertions;
+        }
+        this.jdbc.batchUpdate(INSERT_TASK, stored, stored.size(), (statement, task) -> {
+            statement.setLong(1, task.taskId());
+            statement.setInt(2, task.taskType());
+            statement.setInt(3, task.priority());
+            statement.setLong(4, task.executeTime());
+            statement.setBytes(5, task.parameters());
+            statement.setString(6, null);
+        });
+        this.jdbc.batchUpdate(INSERT_LOG, stored, stored.size(), (statement, task) -> {
+            statement.setLong(1, task.taskId());
+            statement.setInt(2, task.taskType());
+            statement.setInt(3, task.priority());
+            statement.setLong(4, task.executeTime());
+            statement.setBytes(5, task.parameters());
+            statement.setInt(6, TaskStatus.SCHEDULED.code());
+            statement.setString(7, null);
+        });
+        return insertions;
     }
 
     private StoredTask insertRows(NewTask task) {

@@ -50,6 +50,14 @@ final class PostgreSqlStatements {
             + "attempts, biz_key) SELECT task_id, task_type, priority, execute_time, parameters, 1, ?, 0, biz_key "
             + "FROM task";
 
+    private static final String INSERT_ALL = "WITH task AS (INSERT INTO taskinfo (task_id, task_type, priority, "
+            + "execute_time, parameters, version, attempts) SELECT task_id, task_type, priority, execute_time, "
+            + "parameters, 1, 0 FROM unnest(?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bytea[]) "
+            + "AS n (task_id, task_type, priority, execute_time, parameters) "
+            + "RETURNING task_id, task_type, priority, execute_time, parameters) "
+            + "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, parameters, version, status, "
+            + "attempts) SELECT task_id, task_type, priority, execute_time, parameters, 1, ?, 0 FROM task";
+
     private static final String FIND_DUE = "SELECT task_id, task_type, priority, execute_time, NULL, version, "
             + "attempts, lease_until FROM taskinfo WHERE execute_time <= ? AND (execute_time, task_id) > (?, ?) "
             + "ORDER BY execute_time, task_id LIMIT ?";
@@ -105,6 +113,37 @@ final class PostgreSqlStatements {
             statement.setBytes(5, task.parameters());
             statement.setString(6, bizKey);
             statement.setInt(7, TaskStatus.SCHEDULED.code());
+            return statement;
+        });
+    }
+
+    /**
+     * Both rows of many new tasks without a business key, from arrays: one statement whatever the number, where a
+     * JDBC batch costs the server a statement per row and table.
+     */
+    void insertAll(List<StoredTask> tasks) {
+        int size = tasks.size();
+        Long[] ids = new Long[size];
+        Integer[] types = new Integer[size];
+        Integer[] priorities = new Integer[size];
+        Long[] executeTimes = new Long[size];
+        byte[][] parameters = new byte[size][];
+        for (int i = 0; i < size; i++) {
+            StoredTask task = tasks.get(i);
+            ids[i] = task.taskId();
+            types[i] = task.taskType();
+            priorities[i] = task.priority();
+            executeTimes[i] = task.executeTime();
+            parameters[i] = task.parameters();
+        }
+        this.jdbc.update((connection) -> {
+            PreparedStatement statement = prepare(connection, INSERT_ALL);
+            statement.setArray(1, connection.createArrayOf("bigint", ids));
+            statement.setArray(2, connection.createArrayOf("integer", types));
+            statement.setArray(3, connection.createArrayOf("integer", priorities));
+            statement.setArray(4, connection.createArrayOf("bigint", executeTimes));
+            statement.setArray(5, connection.createArrayOf("bytea", parameters));
+            statement.setInt(6, TaskStatus.SCHEDULED.code());
             return statement;
         });
     }
