@@ -25,7 +25,7 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
             Options (all optional):
               --scenarios=all|add,dispatch,lateness,backlog,startup
               --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler
-              --size=small|full                      full: the sizes of issue #6 (not timed yet; small takes ~5 min)
+              --size=small|full                      full: the sizes of issue #6 (~17 min here; small ~5 min)
               --dispatch-tasks=N --backlog-tasks=N --lateness-seconds=N --warm-up-tasks=N   override one size
               --out=target/benchmark-results.md     the report as Markdown (relative to the module)
               --redis=127.0.0.1:6379
