@@ -214,30 +214,30 @@ public class DefaultDelayTaskService implements DelayTaskService {
         }
     }
 
-    /**
-     * Put a stored task into Redis if it is due within the preload window.
-     * @return whether it was due within the window
-     */
+    /** A new task: its id can be in no other set of its queue, so a plain add will do. */
     private void enqueueNew(StoredTask task) {
-        if (task.executeTime() > this.clock.millis() + this.preloadWindow.toMillis()) {
-            return; // the reload job brings it in when it enters the window
-        }
-        try {
-            this.queues.add(task.queue(), task.taskId(), task.executeTime());
-            this.broker.scheduled(task.queue(), task.executeTime());
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Task " + task.taskId() + " is stored but Redis could not take it; the reload job will bring "
-                    + "it in", ex);
-        }
+        enqueue(task, true);
     }
 
     private boolean enqueue(StoredTask task) {
+        return enqueue(task, false);
+    }
+
+    /**
+     * Put a stored task into Redis if it is due within the preload window; a later one is left to the reload job.
+     * @return whether it was due within the window
+     */
+    private boolean enqueue(StoredTask task, boolean isNew) {
         if (task.executeTime() > this.clock.millis() + this.preloadWindow.toMillis()) {
-            return false; // the reload job brings it in when it enters the window
+            return false;
         }
         try {
-            this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
+            if (isNew) {
+                this.queues.add(task.queue(), task.taskId(), task.executeTime());
+            }
+            else {
+                this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
+            }
             this.broker.scheduled(task.queue(), task.executeTime());
         }
         catch (RuntimeException ex) {

@@ -1,5 +1,6 @@
 package io.github.delaytask.store.mybatis;
 
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -170,7 +171,7 @@ public class MybatisTaskStore implements TaskStore {
         List<StoredTask> stored = new ArrayList<>(tasks.size());
         List<Insertion> insertions = new ArrayList<>(tasks.size());
         for (NewTask task : tasks) {
-            long id = (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
+            long id = idOf(task);
             StoredTask row = new StoredTask(id, task.taskType(), task.priority(), task.executeTime(),
                     task.parameters(), 1, 0, null);
             stored.add(row);
@@ -181,19 +182,11 @@ public class MybatisTaskStore implements TaskStore {
             return insertions;
         }
         this.jdbc.batchUpdate(INSERT_TASK, stored, stored.size(), (statement, task) -> {
-            statement.setLong(1, task.taskId());
-            statement.setInt(2, task.taskType());
-            statement.setInt(3, task.priority());
-            statement.setLong(4, task.executeTime());
-            statement.setBytes(5, task.parameters());
+            bindNewTask(statement, task);
             statement.setString(6, null);
         });
         this.jdbc.batchUpdate(INSERT_LOG, stored, stored.size(), (statement, task) -> {
-            statement.setLong(1, task.taskId());
-            statement.setInt(2, task.taskType());
-            statement.setInt(3, task.priority());
-            statement.setLong(4, task.executeTime());
-            statement.setBytes(5, task.parameters());
+            bindNewTask(statement, task);
             statement.setInt(6, TaskStatus.SCHEDULED.code());
             statement.setString(7, null);
         });
@@ -201,7 +194,7 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     private StoredTask insertRows(NewTask task) {
-        long id = (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
+        long id = idOf(task);
         StoredTask stored = new StoredTask(id, task.taskType(), task.priority(), task.executeTime(), task.parameters(),
                 1, 0, null);
         if (postgreSql()) {
@@ -209,19 +202,11 @@ public class MybatisTaskStore implements TaskStore {
             return stored;
         }
         this.jdbc.update(INSERT_TASK, (statement) -> {
-            statement.setLong(1, id);
-            statement.setInt(2, task.taskType());
-            statement.setInt(3, task.priority());
-            statement.setLong(4, task.executeTime());
-            statement.setBytes(5, task.parameters());
+            bindNewTask(statement, stored);
             statement.setString(6, task.bizKey());
         });
         this.jdbc.update(INSERT_LOG, (statement) -> {
-            statement.setLong(1, id);
-            statement.setInt(2, task.taskType());
-            statement.setInt(3, task.priority());
-            statement.setLong(4, task.executeTime());
-            statement.setBytes(5, task.parameters());
+            bindNewTask(statement, stored);
             statement.setInt(6, TaskStatus.SCHEDULED.code());
             statement.setString(7, task.bizKey());
         });
@@ -503,6 +488,19 @@ public class MybatisTaskStore implements TaskStore {
                 Instant.ofEpochMilli(log.getExecuteTime()), TaskStatus.fromCode(log.getStatus()),
                 (log.getAttempts() != null) ? log.getAttempts() : 0, log.getLastError(), log.getBizKey(),
                 log.getParameters());
+    }
+
+    private long idOf(NewTask task) {
+        return (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
+    }
+
+    /** Binds task_id, task_type, priority, execute_time and parameters: the first five columns of every insert. */
+    static void bindNewTask(PreparedStatement statement, StoredTask task) throws SQLException {
+        statement.setLong(1, task.taskId());
+        statement.setInt(2, task.taskType());
+        statement.setInt(3, task.priority());
+        statement.setLong(4, task.executeTime());
+        statement.setBytes(5, task.parameters());
     }
 
     /** Maps the columns of {@link #LIVE_COLUMNS}, in that order. */

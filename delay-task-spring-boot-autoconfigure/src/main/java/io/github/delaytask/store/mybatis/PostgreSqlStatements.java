@@ -106,11 +106,7 @@ final class PostgreSqlStatements {
     void insert(StoredTask task, String bizKey) {
         this.jdbc.update((connection) -> {
             PreparedStatement statement = prepare(connection, INSERT);
-            statement.setLong(1, task.taskId());
-            statement.setInt(2, task.taskType());
-            statement.setInt(3, task.priority());
-            statement.setLong(4, task.executeTime());
-            statement.setBytes(5, task.parameters());
+            MybatisTaskStore.bindNewTask(statement, task);
             statement.setString(6, bizKey);
             statement.setInt(7, TaskStatus.SCHEDULED.code());
             return statement;
