@@ -57,9 +57,7 @@ public class TaskQueues {
      * what the schedule script would, at a fraction of its cost.
      */
     public void add(QueueId queue, long taskId, long executeTime) {
-        if (!this.registered.contains(queue)) {
-            register(queue);
-        }
+        registerOnce(queue);
         this.redis.opsForZSet().add(this.keys.future(queue), Long.toString(taskId), executeTime);
     }
 
@@ -69,9 +67,7 @@ public class TaskQueues {
      * @param executeTimes execute time by task id
      */
     public void scheduleAll(QueueId queue, Map<Long, Long> executeTimes) {
-        if (!this.registered.contains(queue)) {
-            register(queue);
-        }
+        registerOnce(queue);
         schedule(queue, executeTimes, false);
     }
 
@@ -134,6 +130,12 @@ public class TaskQueues {
     public void remove(QueueId queue, long taskId) {
         this.redis.opsForZSet().remove(this.keys.future(queue), Long.toString(taskId));
         this.redis.opsForZSet().remove(this.keys.ready(queue), Long.toString(taskId));
+    }
+
+    private void registerOnce(QueueId queue) {
+        if (!this.registered.contains(queue)) {
+            register(queue);
+        }
     }
 
     /** Record that a queue is in use. */

@@ -20,6 +20,7 @@ import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.BatchPreparedStatementSetter;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.TransactionDefinition;
@@ -163,54 +164,35 @@ public class MybatisTaskStore implements TaskStore {
         return (insertions != null) ? insertions : List.of();
     }
 
-    /** Tasks without a business key: both rows of each, in batches or, on PostgreSQL, in one statement. */
+    /** Tasks without a business key, as insertions. */
     private List<Insertion> insertPlain(List<NewTask> tasks) {
-        if (tasks.isEmpty()) {
-            return List.of();
-        }
-        List<StoredTask> stored = new ArrayList<>(tasks.size());
-        List<Insertion> insertions = new ArrayList<>(tasks.size());
-        for (NewTask task : tasks) {
-            long id = idOf(task);
-            StoredTask row = new StoredTask(id, task.taskType(), task.priority(), task.executeTime(),
-                    task.parameters(), 1, 0, null);
-            stored.add(row);
-            insertions.add(new Insertion(id, row));
-        }
-        if (postgreSql()) {
-            this.postgreSql.insertAll(stored);
-            return insertions;
-        }
-        this.jdbc.batchUpdate(INSERT_TASK, stored, stored.size(), (statement, task) -> {
-            bindNewTask(statement, task);
-            statement.setString(6, null);
-        });
-        this.jdbc.batchUpdate(INSERT_LOG, stored, stored.size(), (statement, task) -> {
-            bindNewTask(statement, task);
-            statement.setInt(6, TaskStatus.SCHEDULED.code());
-            statement.setString(7, null);
-        });
-        return insertions;
+        return insertRows(tasks).stream().map(MybatisTaskStore::created).toList();
     }
 
     private StoredTask insertRows(NewTask task) {
-        long id = idOf(task);
-        StoredTask stored = new StoredTask(id, task.taskType(), task.priority(), task.executeTime(), task.parameters(),
-                1, 0, null);
-        if (postgreSql()) {
-            this.postgreSql.insert(stored, task.bizKey());
-            return stored;
+        return insertRows(List.of(task)).get(0);
+    }
+
+    /**
+     * Both rows of each task, under its own id or a new one: a JDBC batch per table or, on PostgreSQL, one
+     * statement for all.
+     */
+    private List<StoredTask> insertRows(List<NewTask> tasks) {
+        if (tasks.isEmpty()) {
+            return List.of();
         }
-        this.jdbc.update(INSERT_TASK, (statement) -> {
-            bindNewTask(statement, stored);
-            statement.setString(6, task.bizKey());
-        });
-        this.jdbc.update(INSERT_LOG, (statement) -> {
-            bindNewTask(statement, stored);
-            statement.setInt(6, TaskStatus.SCHEDULED.code());
-            statement.setString(7, task.bizKey());
-        });
-        return stored;
+        List<StoredTask> rows = new ArrayList<>(tasks.size());
+        for (NewTask task : tasks) {
+            rows.add(new StoredTask(idOf(task), task.taskType(), task.priority(), task.executeTime(),
+                    task.parameters(), 1, 0, null));
+        }
+        if (postgreSql()) {
+            this.postgreSql.insertAll(rows, tasks);
+            return rows;
+        }
+        this.jdbc.batchUpdate(INSERT_TASK, new RowsSetter(rows, tasks, false));
+        this.jdbc.batchUpdate(INSERT_LOG, new RowsSetter(rows, tasks, true));
+        return rows;
     }
 
     @Override
@@ -494,13 +476,30 @@ public class MybatisTaskStore implements TaskStore {
         return (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
     }
 
-    /** Binds task_id, task_type, priority, execute_time and parameters: the first five columns of every insert. */
-    static void bindNewTask(PreparedStatement statement, StoredTask task) throws SQLException {
-        statement.setLong(1, task.taskId());
-        statement.setInt(2, task.taskType());
-        statement.setInt(3, task.priority());
-        statement.setLong(4, task.executeTime());
-        statement.setBytes(5, task.parameters());
+    /** Binds the rows of new tasks to {@link #INSERT_TASK} or, with the status, to {@link #INSERT_LOG}. */
+    private record RowsSetter(List<StoredTask> rows, List<NewTask> tasks, boolean log)
+            implements BatchPreparedStatementSetter {
+
+        @Override
+        public void setValues(PreparedStatement statement, int i) throws SQLException {
+            StoredTask row = this.rows.get(i);
+            statement.setLong(1, row.taskId());
+            statement.setInt(2, row.taskType());
+            statement.setInt(3, row.priority());
+            statement.setLong(4, row.executeTime());
+            statement.setBytes(5, row.parameters());
+            int next = 6;
+            if (this.log) {
+                statement.setInt(next++, TaskStatus.SCHEDULED.code());
+            }
+            statement.setString(next, this.tasks.get(i).bizKey());
+        }
+
+        @Override
+        public int getBatchSize() {
+            return this.rows.size();
+        }
+
     }
 
     /** Maps the columns of {@link #LIVE_COLUMNS}, in that order. */

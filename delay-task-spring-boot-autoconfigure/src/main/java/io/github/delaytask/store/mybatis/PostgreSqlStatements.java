@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 
 import org.postgresql.PGStatement;
@@ -43,20 +44,14 @@ final class PostgreSqlStatements {
             + "task_id)], last_error = NULL, version = version + 1 WHERE task_id IN (SELECT task_id FROM done)) "
             + "SELECT task_id FROM done";
 
-    private static final String INSERT = "WITH task AS (INSERT INTO taskinfo (task_id, task_type, priority, "
-            + "execute_time, parameters, version, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, 0, ?) "
+    private static final String INSERT_ALL = "WITH task AS (INSERT INTO taskinfo (task_id, task_type, priority, "
+            + "execute_time, parameters, version, attempts, biz_key) SELECT task_id, task_type, priority, "
+            + "execute_time, parameters, 1, 0, biz_key FROM unnest(?::bigint[], ?::int[], ?::int[], ?::bigint[], "
+            + "?::bytea[], ?::varchar[]) AS n (task_id, task_type, priority, execute_time, parameters, biz_key) "
             + "RETURNING task_id, task_type, priority, execute_time, parameters, biz_key) "
             + "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, parameters, version, status, "
             + "attempts, biz_key) SELECT task_id, task_type, priority, execute_time, parameters, 1, ?, 0, biz_key "
             + "FROM task";
-
-    private static final String INSERT_ALL = "WITH task AS (INSERT INTO taskinfo (task_id, task_type, priority, "
-            + "execute_time, parameters, version, attempts) SELECT task_id, task_type, priority, execute_time, "
-            + "parameters, 1, 0 FROM unnest(?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bytea[]) "
-            + "AS n (task_id, task_type, priority, execute_time, parameters) "
-            + "RETURNING task_id, task_type, priority, execute_time, parameters) "
-            + "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, parameters, version, status, "
-            + "attempts) SELECT task_id, task_type, priority, execute_time, parameters, 1, ?, 0 FROM task";
 
     private static final String FIND_DUE = "SELECT task_id, task_type, priority, execute_time, NULL, version, "
             + "attempts, lease_until FROM taskinfo WHERE execute_time <= ? AND (execute_time, task_id) > (?, ?) "
@@ -102,23 +97,15 @@ final class PostgreSqlStatements {
         }, (row, number) -> row.getLong(1));
     }
 
-    /** Both rows of a new task; commits on its own unless the caller has a transaction. */
-    void insert(StoredTask task, String bizKey) {
-        this.jdbc.update((connection) -> {
-            PreparedStatement statement = prepare(connection, INSERT);
-            MybatisTaskStore.bindNewTask(statement, task);
-            statement.setString(6, bizKey);
-            statement.setInt(7, TaskStatus.SCHEDULED.code());
-            return statement;
-        });
-    }
-
     /**
-     * Both rows of many new tasks without a business key, from arrays: one statement whatever the number, where a
-     * JDBC batch costs the server a statement per row and table.
+     * Both rows of new tasks, from arrays: one statement whatever the number, where a JDBC batch costs the server a
+     * statement per row and table. It commits on its own unless the caller has a transaction.
+     * @param tasks the rows to store
+     * @param newTasks the same tasks as asked for, for their business keys
      */
-    void insertAll(List<StoredTask> tasks) {
+    void insertAll(List<StoredTask> tasks, List<NewTask> newTasks) {
         int size = tasks.size();
+        String[] bizKeys = new String[size];
         Long[] ids = new Long[size];
         Integer[] types = new Integer[size];
         Integer[] priorities = new Integer[size];
@@ -131,6 +118,7 @@ final class PostgreSqlStatements {
             priorities[i] = task.priority();
             executeTimes[i] = task.executeTime();
             parameters[i] = task.parameters();
+            bizKeys[i] = newTasks.get(i).bizKey();
         }
         this.jdbc.update((connection) -> {
             PreparedStatement statement = prepare(connection, INSERT_ALL);
@@ -139,7 +127,8 @@ final class PostgreSqlStatements {
             statement.setArray(3, connection.createArrayOf("integer", priorities));
             statement.setArray(4, connection.createArrayOf("bigint", executeTimes));
             statement.setArray(5, connection.createArrayOf("bytea", parameters));
-            statement.setInt(6, TaskStatus.SCHEDULED.code());
+            statement.setArray(6, connection.createArrayOf("varchar", bizKeys));
+            statement.setInt(7, TaskStatus.SCHEDULED.code());
             return statement;
         });
     }
