@@ -36,7 +36,8 @@ import org.springframework.util.Assert;
  * {@link DelayTaskService} on the task store and the Redis queues. Public for wiring.
  * <p>
  * The database is written first, in the caller's transaction if any; Redis after the commit. A failed Redis write
- * loses nothing: the reload job brings every stored task into Redis before it is due.
+ * loses nothing: the reload job brings every stored task into Redis before it is due. Single adds made outside a
+ * transaction at the same time share one statement and commit ({@link AddCombiner}).
  */
 public class DefaultDelayTaskService implements DelayTaskService {
 
@@ -58,6 +59,8 @@ public class DefaultDelayTaskService implements DelayTaskService {
 
     private final int maxParametersSize;
 
+    private final AddCombiner adds;
+
     public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, ObjectMapper objectMapper,
             Clock clock, Duration preloadWindow, int maxParametersSize) {
         this.store = store;
@@ -67,6 +70,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         this.clock = clock;
         this.preloadWindow = preloadWindow;
         this.maxParametersSize = maxParametersSize;
+        this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::enqueueNew);
     }
 
     @Override
@@ -75,10 +79,11 @@ public class DefaultDelayTaskService implements DelayTaskService {
         byte[] parameters = parametersOf(task);
         long executeTime = (task.getDelay() != null) ? this.clock.millis() + task.getDelay().toMillis()
                 : task.getExecuteTime();
+        NewTask newTask = new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime,
+                parameters, task.getBizKey());
         TaskStore.Insertion insertion;
         try {
-            insertion = this.store.insert(new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(),
-                    executeTime, parameters, task.getBizKey()));
+            insertion = insert(newTask);
         }
         catch (DuplicateKeyException ex) {
             throw new DelayTaskException("A task with id " + task.getTaskId() + " already exists", ex);
@@ -87,13 +92,33 @@ public class DefaultDelayTaskService implements DelayTaskService {
             throw new DelayTaskException("Could not store " + task, ex);
         }
         task.setTaskId(insertion.taskId());
-        StoredTask created = insertion.created();
-        if (created != null) {
+        if (insertion.created() != null) {
             task.setExecuteTime(executeTime);
             task.setParameters(parameters);
-            afterCommit(() -> enqueueNew(created));
         }
         return insertion.taskId();
+    }
+
+    /**
+     * Store a task and, once committed, hand it to Redis. Outside a transaction, concurrent adds share a statement;
+     * a business key needs its own look-up first, and a caller's transaction its own connection.
+     */
+    private TaskStore.Insertion insert(NewTask task) {
+        if (task.bizKey() == null && !TransactionSynchronizationManager.isSynchronizationActive()
+                && !TransactionSynchronizationManager.isActualTransactionActive()) {
+            StoredTask created = this.adds.add(task);
+            return new TaskStore.Insertion(created.taskId(), created);
+        }
+        TaskStore.Insertion insertion = this.store.insert(task);
+        StoredTask created = insertion.created();
+        if (created != null) {
+            afterCommit(() -> enqueueNew(List.of(created)));
+        }
+        return insertion;
+    }
+
+    private List<StoredTask> storeAll(List<NewTask> tasks) {
+        return this.store.insertAll(tasks).stream().map(TaskStore.Insertion::created).toList();
     }
 
     @Override
@@ -130,7 +155,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
             }
             ids.add(insertion.taskId());
         }
-        afterCommit(() -> enqueueAll(created));
+        afterCommit(() -> enqueueNew(created));
         return ids;
     }
 
@@ -214,30 +239,16 @@ public class DefaultDelayTaskService implements DelayTaskService {
         }
     }
 
-    /** A new task: its id can be in no other set of its queue, so a plain add will do. */
-    private void enqueueNew(StoredTask task) {
-        enqueue(task, true);
-    }
-
-    private boolean enqueue(StoredTask task) {
-        return enqueue(task, false);
-    }
-
     /**
      * Put a stored task into Redis if it is due within the preload window; a later one is left to the reload job.
      * @return whether it was due within the window
      */
-    private boolean enqueue(StoredTask task, boolean isNew) {
+    private boolean enqueue(StoredTask task) {
         if (task.executeTime() > this.clock.millis() + this.preloadWindow.toMillis()) {
             return false;
         }
         try {
-            if (isNew) {
-                this.queues.add(task.queue(), task.taskId(), task.executeTime());
-            }
-            else {
-                this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
-            }
+            this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
             this.broker.scheduled(task.queue(), task.executeTime());
         }
         catch (RuntimeException ex) {
@@ -247,7 +258,8 @@ public class DefaultDelayTaskService implements DelayTaskService {
         return true;
     }
 
-    private void enqueueAll(List<StoredTask> tasks) {
+    /** New tasks: their ids can be in no other set of their queue, so a plain add will do. */
+    private void enqueueNew(List<StoredTask> tasks) {
         long horizon = this.clock.millis() + this.preloadWindow.toMillis();
         Map<QueueId, Map<Long, Long>> byQueue = new LinkedHashMap<>();
         for (StoredTask task : tasks) {
@@ -258,7 +270,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         }
         byQueue.forEach((queue, executeTimes) -> {
             try {
-                this.queues.scheduleAll(queue, executeTimes);
+                this.queues.add(queue, executeTimes);
                 this.broker.scheduled(queue, Collections.min(executeTimes.values()));
             }
             catch (RuntimeException ex) {

@@ -3,6 +3,7 @@ package io.github.delaytask.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -49,26 +51,21 @@ public class TaskQueues {
      * @param executeTime when it is due, epoch ms
      */
     public void schedule(QueueId queue, long taskId, long executeTime) {
-        scheduleAll(queue, Map.of(taskId, executeTime));
-    }
-
-    /**
-     * Make a new task due at the given time. A new id can be in no other set of the queue, so a plain ZADD does
-     * what the schedule script would, at a fraction of its cost.
-     */
-    public void add(QueueId queue, long taskId, long executeTime) {
         registerOnce(queue);
-        this.redis.opsForZSet().add(this.keys.future(queue), Long.toString(taskId), executeTime);
+        schedule(queue, Map.of(taskId, executeTime), false);
     }
 
     /**
-     * Make many tasks of one queue due at their times, in one call.
+     * Make new tasks of one queue due at their times, in one call. A new id can be in no other set of the queue, so
+     * a plain ZADD does what the schedule script would, at a fraction of its cost.
      * @param queue the queue
      * @param executeTimes execute time by task id
      */
-    public void scheduleAll(QueueId queue, Map<Long, Long> executeTimes) {
+    public void add(QueueId queue, Map<Long, Long> executeTimes) {
         registerOnce(queue);
-        schedule(queue, executeTimes, false);
+        Set<ZSetOperations.TypedTuple<String>> members = new HashSet<>(executeTimes.size() * 2);
+        executeTimes.forEach((id, time) -> members.add(ZSetOperations.TypedTuple.of(Long.toString(id), (double) time)));
+        this.redis.opsForZSet().add(this.keys.future(queue), members);
     }
 
     /**

@@ -414,6 +414,51 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
+    void concurrentSingleAddsEachGetTheirOwnTaskAndOnlyTheAddOfAnExistingIdFails() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            service.addTask(DelayTask.builder(NO_LISTENER).taskId(77L).parameters("first").delay(Duration.ofHours(1))
+                .build());
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<Long>> adds = new java.util.ArrayList<>();
+            for (int i = 0; i < 400; i++) {
+                DelayTask task = (i == 200) ? DelayTask.builder(NO_LISTENER).taskId(77L).parameters("second").build()
+                        : DelayTask.builder(RECORDED).delay(Duration.ofMillis(100)).parameters("n" + i).build();
+                adds.add(pool.submit(() -> {
+                    start.await();
+                    return service.addTask(task);
+                }));
+            }
+            start.countDown();
+            Map<Long, Integer> added = new java.util.HashMap<>();
+            for (int i = 0; i < adds.size(); i++) {
+                if (i == 200) {
+                    assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
+                        .isThrownBy(adds.get(i)::get)
+                        .havingCause()
+                        .isInstanceOf(DelayTaskException.class)
+                        .withMessageContaining("77");
+                }
+                else {
+                    added.put(adds.get(i).get(), i);
+                }
+            }
+            pool.shutdown();
+            assertThat(added).hasSize(399);
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> listeners.runs.keySet().containsAll(added.keySet()));
+            added.forEach((id, i) -> {
+                assertThat(listeners.runs.get(id)).hasSize(1);
+                assertThat(listeners.received.get(id).getParametersAsString()).isEqualTo("n" + i);
+            });
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isEqualTo(400);
+            assertThat(new String(service.findTask(77L).orElseThrow().parameters(), java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("first");
+        });
+    }
+
+    @Test
     void concurrentAddsOfOneBusinessKeyMakeOneTask() {
         this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
