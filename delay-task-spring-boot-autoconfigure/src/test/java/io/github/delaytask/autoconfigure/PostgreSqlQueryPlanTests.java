@@ -36,8 +36,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The trap of a task table that starts empty and fills fast: PostgreSQL keeps, per connection, a plan it cached
- * while the table was empty (sequential scans) until the next ANALYZE. Claims and acknowledgements must go on
- * reading by primary key once the table is large, on a table never analyzed.
+ * while the table was empty (sequential scans) until the next ANALYZE. Claims, acknowledgements and cancels by
+ * business key must go on reading by index once the table is large, on a table never analyzed.
  */
 @Tag("real-services")
 class PostgreSqlQueryPlanTests {
@@ -57,7 +57,7 @@ class PostgreSqlQueryPlanTests {
     }
 
     @Test
-    void claimsAndAcknowledgementsReadByPrimaryKeyAfterTheTableFilledFromEmpty() {
+    void claimsAcknowledgementsAndKeyLookupsReadByIndexAfterTheTableFilledFromEmpty() {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
                     DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
@@ -78,6 +78,8 @@ class PostgreSqlQueryPlanTests {
                     long id = service.addTask(DelayTask.builder(TASK_TYPE).build());
                     List<StoredTask> won = store.claimDue(List.of(id), now + 1000, now + 60_000);
                     assertThat(store.finishAllExecuted(won)).hasSize(1);
+                    service.addTask(DelayTask.builder(TASK_TYPE).bizKey("early-" + i).build());
+                    assertThat(service.cancelTask("early-" + i)).isTrue();
                 }
                 List<Long> ids = new ArrayList<>();
                 // large enough that reading 100 rows by key is the better plan by PostgreSQL's own cost model
@@ -87,6 +89,7 @@ class PostgreSqlQueryPlanTests {
                         batch.add(DelayTask.builder(TASK_TYPE).build());
                     }
                     ids.addAll(service.addTasks(batch));
+                    service.addTask(DelayTask.builder(TASK_TYPE).bizKey("key-" + i).build());
                 }
                 long[] before = scans();
                 int rounds = 10;
@@ -95,6 +98,7 @@ class PostgreSqlQueryPlanTests {
                             now + 60_000);
                     assertThat(won).hasSize(100);
                     assertThat(store.finishAllExecuted(won)).hasSize(100);
+                    assertThat(service.cancelTask("key-" + i)).isTrue();
                 }
                 jdbc.execute("SELECT pg_stat_force_next_flush()");
                 await().atMost(Duration.ofSeconds(10))
