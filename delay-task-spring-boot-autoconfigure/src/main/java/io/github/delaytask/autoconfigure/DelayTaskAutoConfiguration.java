@@ -120,7 +120,7 @@ public class DelayTaskAutoConfiguration {
             DelayTaskProperties properties, ObjectProvider<ObjectMapper> objectMapper, ObjectProvider<Clock> clock) {
         return new DefaultDelayTaskService(store, queues, broker, objectMapper.getIfUnique(ObjectMapper::new),
                 clock.getIfUnique(Clock::systemUTC), properties.getPreloadWindow(),
-                (int) properties.getMaxParametersSize().toBytes());
+                (int) properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds());
     }
 
     @Bean

@@ -172,6 +172,13 @@ public class DelayTaskProperties {
          */
         private String platform;
 
+        /**
+         * Whether addTask calls made at the same time outside a transaction share one statement and commit. Turn
+         * off when the data source depends on the calling thread (a data source routed per tenant by a thread-bound
+         * key) or when transactions are begun outside Spring's transaction management.
+         */
+        private boolean groupAdds = true;
+
         public DatabaseInitializationMode getInitializeSchema() {
             return this.initializeSchema;
         }
@@ -194,6 +201,14 @@ public class DelayTaskProperties {
 
         public void setPlatform(String platform) {
             this.platform = platform;
+        }
+
+        public boolean isGroupAdds() {
+            return this.groupAdds;
+        }
+
+        public void setGroupAdds(boolean groupAdds) {
+            this.groupAdds = groupAdds;
         }
 
     }

@@ -25,7 +25,8 @@ import org.springframework.dao.DataIntegrityViolationException;
  * Each caller queues its task and tries the lock; those that find it held wait. The holder stores every task queued
  * (its own and those of the callers waiting) in one call, lets go of the lock, wakes the first caller still in line
  * to store the next group meanwhile, then hands its group to Redis and wakes its callers. A caller alone stores its
- * own task at once: an add waits for no timer, at most for the group ahead of it.
+ * own task at once: an add waits for no timer, only for the statement running when it came (and, with more than
+ * {@value #MAX_GROUP} callers waiting, for the groups ahead of it).
  * <p>
  * Each caller still gets the outcome of its own task: when a group breaks a constraint (an explicit id that
  * exists), its tasks are stored one by one, so that only the caller of the offending task sees the error.
@@ -35,7 +36,7 @@ final class AddCombiner {
     private static final Log logger = LogFactory.getLog(AddCombiner.class);
 
     /** Bounds one statement, whatever the number of callers. */
-    static final int MAX_GROUP = 500;
+    private static final int MAX_GROUP = 500;
 
     private final Queue<PendingAdd> pending = new ConcurrentLinkedQueue<>();
 
@@ -65,43 +66,37 @@ final class AddCombiner {
      * @throws RuntimeException what storing the task threw
      */
     StoredTask add(NewTask task) {
+        // like a lock, not interruptible: the holder stores others' tasks too, and an interrupt must not fail them
+        boolean interrupted = Thread.interrupted();
         PendingAdd mine = new PendingAdd(task, Thread.currentThread());
         this.pending.add(mine);
-        List<List<PendingAdd>> groups = new ArrayList<>(1);
-        boolean interrupted = false;
-        // callers blocked behind the holder park rather than queue on the lock: most find their task stored when
-        // they wake, and waking them one by one through the lock would hold up the next group
-        while (!mine.taken) {
-            if (this.storing.tryLock()) {
-                try {
-                    // the tasks ahead of ours are stored first; an empty queue means another caller took ours
-                    while (!mine.taken) {
-                        List<PendingAdd> group = nextGroup();
-                        if (group.isEmpty()) {
-                            break;
-                        }
+        try {
+            // callers that find the lock held park rather than queue on it: most find their task stored when they
+            // wake, and waking them one by one through the lock would hold up the next group
+            while (!mine.taken) {
+                if (this.storing.tryLock()) {
+                    List<PendingAdd> group = List.of();
+                    try {
+                        // the tasks ahead of ours first; an empty queue means another caller took ours
+                        group = nextGroup();
                         store(group);
-                        groups.add(group);
+                    }
+                    finally {
+                        this.storing.unlock();
+                        // whoever is first in line now stores the next group while this one goes to Redis
+                        PendingAdd next = this.pending.peek();
+                        if (next != null) {
+                            LockSupport.unpark(next.caller);
+                        }
+                        enqueueAndWake(group);
                     }
                 }
-                finally {
-                    this.storing.unlock();
+                else {
+                    // woken when first in line after a group, or when its task is done
+                    LockSupport.park(this);
+                    interrupted |= Thread.interrupted();
                 }
-                // whoever is first in line now stores the next group while this one goes to Redis
-                PendingAdd next = this.pending.peek();
-                if (next != null) {
-                    LockSupport.unpark(next.caller);
-                }
-                break;
             }
-            // woken when first in line after a group, or when its task is done; like a lock, not interruptible
-            LockSupport.park(this);
-            interrupted |= Thread.interrupted();
-        }
-        if (!groups.isEmpty()) {
-            enqueueAndWake((groups.size() == 1) ? groups.get(0) : groups.stream().flatMap(List::stream).toList());
-        }
-        try {
             return mine.outcome.join();
         }
         catch (CompletionException ex) {
@@ -129,13 +124,16 @@ final class AddCombiner {
         List<PendingAdd> group = new ArrayList<>();
         PendingAdd next;
         while (group.size() < MAX_GROUP && (next = this.pending.poll()) != null) {
-            next.taken = true;
             group.add(next);
+            next.taken = true;
         }
         return group;
     }
 
     private void store(List<PendingAdd> group) {
+        if (group.isEmpty()) {
+            return;
+        }
         try {
             List<StoredTask> rows = this.storeAll.apply(group.stream().map(PendingAdd::task).toList());
             for (int i = 0; i < group.size(); i++) {
@@ -150,8 +148,9 @@ final class AddCombiner {
                 storeOneByOne(group);
             }
         }
-        catch (RuntimeException | Error ex) {
-            // the database is out of reach, or the like: the same for every task of the group
+        catch (Throwable ex) {
+            // the database is out of reach, or the like: the same for every task of the group (Throwable, as a
+            // store written in another JVM language may throw a checked exception, and no caller may be left waiting)
             group.forEach((add) -> add.failure = ex);
         }
     }
@@ -161,13 +160,16 @@ final class AddCombiner {
             try {
                 add.row = this.storeOne.apply(add.task);
             }
-            catch (RuntimeException | Error ex) {
+            catch (Throwable ex) {
                 add.failure = ex;
             }
         }
     }
 
     private void enqueueAndWake(List<PendingAdd> group) {
+        if (group.isEmpty()) {
+            return;
+        }
         try {
             List<StoredTask> stored = new ArrayList<>(group.size());
             for (PendingAdd add : group) {
@@ -197,7 +199,10 @@ final class AddCombiner {
         }
     }
 
-    /** One caller's task; {@code row} and {@code failure} are written and read under the lock or before waking. */
+    /**
+     * One caller's task. {@code row} and {@code failure} are written and read by the caller that took the task only;
+     * its own caller reads the outcome through the future.
+     */
     private static final class PendingAdd {
 
         private final NewTask task;

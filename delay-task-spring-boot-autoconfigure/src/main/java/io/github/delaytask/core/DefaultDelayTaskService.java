@@ -37,7 +37,7 @@ import org.springframework.util.Assert;
  * <p>
  * The database is written first, in the caller's transaction if any; Redis after the commit. A failed Redis write
  * loses nothing: the reload job brings every stored task into Redis before it is due. Single adds made outside a
- * transaction at the same time share one statement and commit ({@link AddCombiner}).
+ * transaction at the same time share one statement and commit ({@link AddCombiner}), unless turned off.
  */
 public class DefaultDelayTaskService implements DelayTaskService {
 
@@ -59,10 +59,12 @@ public class DefaultDelayTaskService implements DelayTaskService {
 
     private final int maxParametersSize;
 
+    private final boolean groupAdds;
+
     private final AddCombiner adds;
 
     public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, ObjectMapper objectMapper,
-            Clock clock, Duration preloadWindow, int maxParametersSize) {
+            Clock clock, Duration preloadWindow, int maxParametersSize, boolean groupAdds) {
         this.store = store;
         this.queues = queues;
         this.broker = broker;
@@ -70,6 +72,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         this.clock = clock;
         this.preloadWindow = preloadWindow;
         this.maxParametersSize = maxParametersSize;
+        this.groupAdds = groupAdds;
         this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::enqueueNew);
     }
 
@@ -104,8 +107,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
      * a business key needs its own look-up first, and a caller's transaction its own connection.
      */
     private TaskStore.Insertion insert(NewTask task) {
-        if (task.bizKey() == null && !TransactionSynchronizationManager.isSynchronizationActive()
-                && !TransactionSynchronizationManager.isActualTransactionActive()) {
+        if (this.groupAdds && task.bizKey() == null && !this.store.inCallerTransaction()) {
             StoredTask created = this.adds.add(task);
             return new TaskStore.Insertion(created.taskId(), created);
         }

@@ -6,6 +6,8 @@ import java.util.List;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
 /**
  * The database side, and the source of truth: every state change of a task is decided here, under the version
  * check. Public for wiring.
@@ -25,6 +27,15 @@ public interface TaskStore {
      * @return an insertion for each task, in order
      */
     List<Insertion> insertAll(List<NewTask> tasks);
+
+    /**
+     * Whether a write made now, on this thread, would join a transaction of the caller's. Such a write must run on the
+     * caller's own connection, never in a statement shared with other threads.
+     */
+    default boolean inCallerTransaction() {
+        return TransactionSynchronizationManager.isSynchronizationActive()
+                || TransactionSynchronizationManager.isActualTransactionActive();
+    }
 
     /** The id of the live task with the given business key, or null. */
     Long findLiveIdByBizKey(String bizKey);

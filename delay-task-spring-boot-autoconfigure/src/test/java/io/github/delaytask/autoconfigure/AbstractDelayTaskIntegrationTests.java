@@ -6,6 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -42,6 +47,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -419,42 +426,61 @@ public abstract class AbstractDelayTaskIntegrationTests {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             service.addTask(DelayTask.builder(NO_LISTENER).taskId(77L).parameters("first").delay(Duration.ofHours(1))
                 .build());
-            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
-            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-            List<java.util.concurrent.Future<Long>> adds = new java.util.ArrayList<>();
-            for (int i = 0; i < 400; i++) {
-                DelayTask task = (i == 200) ? DelayTask.builder(NO_LISTENER).taskId(77L).parameters("second").build()
-                        : DelayTask.builder(RECORDED).delay(Duration.ofMillis(100)).parameters("n" + i).build();
-                adds.add(pool.submit(() -> {
-                    start.await();
-                    return service.addTask(task);
-                }));
-            }
-            start.countDown();
-            Map<Long, Integer> added = new java.util.HashMap<>();
-            for (int i = 0; i < adds.size(); i++) {
-                if (i == 200) {
-                    assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
-                        .isThrownBy(adds.get(i)::get)
-                        .havingCause()
-                        .isInstanceOf(DelayTaskException.class)
-                        .withMessageContaining("77");
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Long>> adds = new ArrayList<>();
+                for (int i = 0; i < 400; i++) {
+                    DelayTask task = (i == 200) ? DelayTask.builder(NO_LISTENER).taskId(77L).parameters("second").build()
+                            : DelayTask.builder(RECORDED).delay(Duration.ofMillis(100)).parameters("n" + i).build();
+                    adds.add(pool.submit(() -> {
+                        start.await();
+                        return service.addTask(task);
+                    }));
                 }
-                else {
-                    added.put(adds.get(i).get(), i);
+                start.countDown();
+                Map<Long, Integer> added = new java.util.HashMap<>();
+                for (int i = 0; i < adds.size(); i++) {
+                    if (i == 200) {
+                        assertThatExceptionOfType(ExecutionException.class).isThrownBy(adds.get(i)::get)
+                            .havingCause()
+                            .isInstanceOf(DelayTaskException.class)
+                            .withMessageContaining("77");
+                    }
+                    else {
+                        added.put(adds.get(i).get(), i);
+                    }
                 }
+                assertThat(added).hasSize(399);
+                Listeners listeners = context.getBean(Listeners.class);
+                await().atMost(Duration.ofSeconds(20)).until(() -> listeners.runs.keySet().containsAll(added.keySet()));
+                added.forEach((id, i) -> {
+                    assertThat(listeners.runs.get(id)).hasSize(1);
+                    assertThat(listeners.received.get(id).getParametersAsString()).isEqualTo("n" + i);
+                });
+                assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isEqualTo(400);
+                assertThat(new String(service.findTask(77L).orElseThrow().parameters(),
+                        java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("first");
             }
-            pool.shutdown();
-            assertThat(added).hasSize(399);
-            Listeners listeners = context.getBean(Listeners.class);
-            await().atMost(Duration.ofSeconds(20)).until(() -> listeners.runs.keySet().containsAll(added.keySet()));
-            added.forEach((id, i) -> {
-                assertThat(listeners.runs.get(id)).hasSize(1);
-                assertThat(listeners.received.get(id).getParametersAsString()).isEqualTo("n" + i);
-            });
-            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isEqualTo(400);
-            assertThat(new String(service.findTask(77L).orElseThrow().parameters(), java.nio.charset.StandardCharsets.UTF_8))
-                .isEqualTo("first");
+            finally {
+                pool.shutdownNow();
+            }
+        });
+    }
+
+    @Test
+    void theStoreSeesACallersTransactionWithOrWithoutSynchronizationSoSuchAddsAreNeverShared() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            TaskStore store = context.getBean(TaskStore.class);
+            DataSourceTransactionManager unsynchronized = new DataSourceTransactionManager(
+                    context.getBean(DataSource.class));
+            unsynchronized.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+            assertThat(store.inCallerTransaction()).isFalse();
+            new TransactionTemplate(unsynchronized)
+                .executeWithoutResult((status) -> assertThat(store.inCallerTransaction()).isTrue());
+            context.getBean(TransactionTemplate.class)
+                .executeWithoutResult((status) -> assertThat(store.inCallerTransaction()).isTrue());
+            assertThat(store.inCallerTransaction()).isFalse();
         });
     }
 
@@ -463,9 +489,9 @@ public abstract class AbstractDelayTaskIntegrationTests {
         this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             java.util.Set<Long> ids = ConcurrentHashMap.newKeySet();
-            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
-            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-            List<java.util.concurrent.Future<?>> adds = new java.util.ArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> adds = new java.util.ArrayList<>();
             for (int i = 0; i < 16; i++) {
                 adds.add(pool.submit(() -> {
                     start.await();
@@ -474,7 +500,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
                 }));
             }
             start.countDown();
-            for (java.util.concurrent.Future<?> add : adds) {
+            for (Future<?> add : adds) {
                 add.get();
             }
             pool.shutdown();
@@ -746,7 +772,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
             }
         }
 
-        final java.util.concurrent.CountDownLatch slowStarted = new java.util.concurrent.CountDownLatch(1);
+        final CountDownLatch slowStarted = new CountDownLatch(1);
 
         final AtomicInteger slowFinished = new AtomicInteger();
 

@@ -1,5 +1,6 @@
 package io.github.delaytask.core;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -44,7 +46,7 @@ class AddCombinerTests {
 
     private volatile boolean holdFirstStore;
 
-    private volatile RuntimeException failGroupsAfterTheFirst;
+    private volatile Throwable failGroupsAfterTheFirst;
 
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
@@ -58,7 +60,9 @@ class AddCombinerTests {
 
     @Test
     void aLoneAddIsStoredAloneAndReachesRedisBeforeItsCallerReturns() {
-        StoredTask row = this.combiner.add(task(null));
+        NewTask task = task(null);
+        StoredTask row = this.combiner.add(task);
+        assertThat(row.executeTime()).isEqualTo(task.executeTime());
         assertThat(this.groups).containsExactly(List.of(row.taskId()));
         assertThat(this.table).containsKey(row.taskId());
         assertThat(this.enqueued).containsExactly(row.taskId());
@@ -69,13 +73,16 @@ class AddCombinerTests {
         this.holdFirstStore = true;
         Future<StoredTask> first = this.callers.submit(() -> this.combiner.add(task(null)));
         await().atMost(Duration.ofSeconds(5)).until(() -> this.groups.size() == 1);
-        List<Future<StoredTask>> queued = addConcurrently(task(null), task(null), task(null), task(null), task(null));
+        List<NewTask> tasks = List.of(task(null), task(null), task(null), task(null), task(null));
+        List<Future<StoredTask>> queued = addConcurrently(tasks);
         await().atMost(Duration.ofSeconds(5)).until(() -> this.combiner.pendingCount() == 5);
         this.firstStoreMayFinish.countDown();
         List<Long> ids = new ArrayList<>();
         ids.add(first.get(5, TimeUnit.SECONDS).taskId());
-        for (Future<StoredTask> add : queued) {
-            ids.add(add.get(5, TimeUnit.SECONDS).taskId());
+        for (int i = 0; i < queued.size(); i++) {
+            StoredTask row = queued.get(i).get(5, TimeUnit.SECONDS);
+            assertThat(row.executeTime()).as("the row of the caller's own task").isEqualTo(tasks.get(i).executeTime());
+            ids.add(row.taskId());
         }
         assertThat(this.groups).hasSize(2);
         assertThat(this.groups.get(1)).hasSize(5).containsExactlyInAnyOrderElementsOf(ids.subList(1, 6));
@@ -85,43 +92,50 @@ class AddCombinerTests {
 
     @Test
     void anExistingIdInAGroupFailsOnlyTheCallerWhoGaveItAndTheOthersAreStored() throws Exception {
-        this.table.put(7L, row(7L));
+        this.table.put(7L, row(7L, 0));
         this.holdFirstStore = true;
         Future<StoredTask> first = this.callers.submit(() -> this.combiner.add(task(null)));
         await().atMost(Duration.ofSeconds(5)).until(() -> this.groups.size() == 1);
-        List<Future<StoredTask>> queued = addConcurrently(task(null), task(7L), task(null), task(null));
+        List<NewTask> tasks = List.of(task(null), task(7L), task(null), task(null));
+        List<Future<StoredTask>> queued = addConcurrently(tasks);
         await().atMost(Duration.ofSeconds(5)).until(() -> this.combiner.pendingCount() == 4);
         this.firstStoreMayFinish.countDown();
         first.get(5, TimeUnit.SECONDS);
-        int failed = 0;
-        for (Future<StoredTask> add : queued) {
-            try {
-                assertThat(this.table).containsKey(add.get(5, TimeUnit.SECONDS).taskId());
-            }
-            catch (java.util.concurrent.ExecutionException ex) {
-                assertThat(ex.getCause()).isInstanceOf(DuplicateKeyException.class).hasMessageContaining("7");
-                failed++;
-            }
+        assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> queued.get(1).get(5, TimeUnit.SECONDS))
+            .withCauseInstanceOf(DuplicateKeyException.class)
+            .withMessageContaining("Task 7 exists");
+        for (int i : new int[] { 0, 2, 3 }) {
+            StoredTask row = queued.get(i).get(5, TimeUnit.SECONDS);
+            assertThat(row.executeTime()).isEqualTo(tasks.get(i).executeTime());
+            assertThat(this.table).containsKey(row.taskId());
         }
-        assertThat(failed).isOne();
         assertThat(this.table).hasSize(5);
         assertThat(this.enqueued).hasSize(4).doesNotContain(7L);
     }
 
     @Test
     void aGroupThatCannotBeStoredFailsEachOfItsCallersAndNoneHangs() throws Exception {
+        groupFailsEachCallerWith(new DataAccessResourceFailureException("database unreachable"));
+    }
+
+    @Test
+    void aStoreThatThrowsACheckedExceptionFailsEachCallerOfTheGroupAndNoneHangs() throws Exception {
+        // a store written in another JVM language may throw what Java would call checked
+        groupFailsEachCallerWith(new SQLException("connection reset"));
+    }
+
+    private void groupFailsEachCallerWith(Throwable failure) throws Exception {
         this.holdFirstStore = true;
-        this.failGroupsAfterTheFirst = new DataAccessResourceFailureException("database unreachable");
+        this.failGroupsAfterTheFirst = failure;
         Future<StoredTask> first = this.callers.submit(() -> this.combiner.add(task(null)));
         await().atMost(Duration.ofSeconds(5)).until(() -> this.groups.size() == 1);
-        List<Future<StoredTask>> queued = addConcurrently(task(null), task(null), task(null));
+        List<Future<StoredTask>> queued = addConcurrently(List.of(task(null), task(null), task(null)));
         await().atMost(Duration.ofSeconds(5)).until(() -> this.combiner.pendingCount() == 3);
         this.firstStoreMayFinish.countDown();
         first.get(5, TimeUnit.SECONDS);
         for (Future<StoredTask> add : queued) {
-            assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
-                .isThrownBy(() -> add.get(5, TimeUnit.SECONDS))
-                .withCauseInstanceOf(DataAccessResourceFailureException.class);
+            assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> add.get(5, TimeUnit.SECONDS))
+                .satisfies((ex) -> assertThat(ex).hasRootCauseInstanceOf(failure.getClass()));
         }
         assertThat(this.table).hasSize(1);
         assertThat(this.enqueued).hasSize(1);
@@ -129,12 +143,12 @@ class AddCombinerTests {
 
     @Test
     void aCallerWithoutContentionStillGetsItsOwnErrorDirectly() {
-        this.table.put(7L, row(7L));
+        this.table.put(7L, row(7L, 0));
         assertThatExceptionOfType(DuplicateKeyException.class).isThrownBy(() -> this.combiner.add(task(7L)));
         assertThat(this.enqueued).isEmpty();
     }
 
-    private List<Future<StoredTask>> addConcurrently(NewTask... tasks) {
+    private List<Future<StoredTask>> addConcurrently(List<NewTask> tasks) {
         List<Future<StoredTask>> adds = new ArrayList<>();
         for (NewTask task : tasks) {
             adds.add(this.callers.submit(() -> this.combiner.add(task)));
@@ -144,7 +158,8 @@ class AddCombinerTests {
 
     private List<StoredTask> storeAll(List<NewTask> tasks) {
         List<StoredTask> rows = tasks.stream()
-            .map((task) -> row((task.taskId() != null) ? task.taskId() : this.nextId.incrementAndGet()))
+            .map((task) -> row((task.taskId() != null) ? task.taskId() : this.nextId.incrementAndGet(),
+                    task.executeTime()))
             .toList();
         boolean first = this.groups.isEmpty();
         this.groups.add(rows.stream().map(StoredTask::taskId).toList());
@@ -157,7 +172,7 @@ class AddCombinerTests {
             }
         }
         if (!first && this.failGroupsAfterTheFirst != null) {
-            throw this.failGroupsAfterTheFirst;
+            throwUnchecked(this.failGroupsAfterTheFirst);
         }
         synchronized (this.table) {
             for (StoredTask row : rows) {
@@ -170,6 +185,11 @@ class AddCombinerTests {
         return rows;
     }
 
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> void throwUnchecked(Throwable failure) throws E {
+        throw (E) failure;
+    }
+
     private StoredTask storeOne(NewTask task) {
         return storeAll(List.of(task)).get(0);
     }
@@ -178,12 +198,15 @@ class AddCombinerTests {
         rows.forEach((row) -> this.enqueued.add(row.taskId()));
     }
 
-    private static NewTask task(Long id) {
-        return new NewTask(id, 1, 0, 0, null, null);
+    private final AtomicLong nextExecuteTime = new AtomicLong();
+
+    /** A task told apart from every other by its execute time, so that each caller can check it got its own row. */
+    private NewTask task(Long id) {
+        return new NewTask(id, 1, 0, this.nextExecuteTime.incrementAndGet(), null, null);
     }
 
-    private static StoredTask row(long id) {
-        return new StoredTask(id, 1, 0, 0, null, 1, 0, null);
+    private static StoredTask row(long id, long executeTime) {
+        return new StoredTask(id, 1, 0, executeTime, null, 1, 0, null);
     }
 
 }

@@ -24,6 +24,7 @@ import org.springframework.jdbc.core.BatchPreparedStatementSetter;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -193,6 +194,13 @@ public class MybatisTaskStore implements TaskStore {
         this.jdbc.batchUpdate(INSERT_TASK, new RowsSetter(rows, tasks, false));
         this.jdbc.batchUpdate(INSERT_LOG, new RowsSetter(rows, tasks, true));
         return rows;
+    }
+
+    @Override
+    public boolean inCallerTransaction() {
+        // a transaction begun without synchronization still binds its connection to the data source
+        return TaskStore.super.inCallerTransaction()
+                || TransactionSynchronizationManager.hasResource(this.jdbc.getDataSource());
     }
 
     @Override
