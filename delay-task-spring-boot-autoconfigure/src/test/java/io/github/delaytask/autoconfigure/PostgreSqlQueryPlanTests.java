@@ -92,6 +92,8 @@ class PostgreSqlQueryPlanTests {
                     service.addTask(DelayTask.builder(TASK_TYPE).bizKey("key-" + i).build());
                 }
                 long[] before = scans();
+                // one page of a reload, with every task of the table due
+                assertThat(store.findDue(now + 60_000, 0, 0, 1000)).hasSize(1000);
                 int rounds = 10;
                 for (int i = 0; i < rounds; i++) {
                     List<StoredTask> won = store.claimDue(ids.subList(i * 100, i * 100 + 100), now + 1000,

@@ -10,8 +10,9 @@ import java.util.function.IntFunction;
  * A SQL statement as a system sent it, with the parameters of one execution.
  * @param sql the statement, with {@code ?} placeholders
  * @param parameters the values bound, by position; {@code null} for SQL NULL
+ * @param settings the {@code SET LOCAL} statements the system ran before it in the same transaction, if any
  */
-public record CapturedStatement(String sql, List<Object> parameters) {
+public record CapturedStatement(String sql, List<Object> parameters, List<String> settings) {
 
     /**
      * The statement with its parameters written in as literals, for EXPLAIN.

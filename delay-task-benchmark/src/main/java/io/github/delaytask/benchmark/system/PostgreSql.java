@@ -73,6 +73,28 @@ final class PostgreSql extends Database {
      */
     @Override
     List<String> explain(Connection connection, CapturedStatement captured) throws SQLException {
+        if (captured.settings().isEmpty()) {
+            return plans(connection, captured);
+        }
+        // under the planner settings the system ran the statement with, in a transaction that ends them
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement()) {
+            List<String> lines = new ArrayList<>();
+            for (String setting : captured.settings()) {
+                statement.execute(setting);
+                lines.add("(as run: after " + setting + ")");
+            }
+            lines.addAll(plans(connection, captured));
+            return lines;
+        }
+        finally {
+            connection.rollback();
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    private List<String> plans(Connection connection, CapturedStatement captured) throws SQLException {
         String sql = captured.inline(this::bytesLiteral);
         String lower = sql.strip().toLowerCase(Locale.ROOT);
         // run only what reads: EXPLAIN ANALYZE would carry out an UPDATE or DELETE

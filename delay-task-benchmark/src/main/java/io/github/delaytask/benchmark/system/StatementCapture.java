@@ -7,6 +7,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -58,17 +59,36 @@ final class StatementCapture {
     }
 
     private Connection wrap(Connection target) {
+        // planner settings the system made for its transaction: the plans are shown under the same
+        List<String> settings = new ArrayList<>();
         return proxy(Connection.class, target, (method, args) -> {
             Object result = method.invoke(target, args);
+            String name = method.getName();
+            if (name.equals("commit") || name.equals("rollback") || name.equals("close")) {
+                settings.clear();
+            }
             if (this.recording && result instanceof PreparedStatement statement
-                    && method.getName().equals("prepareStatement") && this.filter.test((String) args[0])) {
-                return wrap(statement, (String) args[0]);
+                    && name.equals("prepareStatement") && this.filter.test((String) args[0])) {
+                return wrap(statement, (String) args[0], List.copyOf(settings));
+            }
+            if (this.recording && result instanceof Statement statement && name.equals("createStatement")) {
+                return wrap(statement, settings);
             }
             return result;
         });
     }
 
-    private PreparedStatement wrap(PreparedStatement target, String sql) {
+    private Statement wrap(Statement target, List<String> settings) {
+        return proxy(Statement.class, target, (method, args) -> {
+            if (method.getName().equals("execute") && args != null && args[0] instanceof String sql
+                    && sql.strip().regionMatches(true, 0, "SET LOCAL ", 0, 10)) {
+                settings.add(sql.strip());
+            }
+            return method.invoke(target, args);
+        });
+    }
+
+    private PreparedStatement wrap(PreparedStatement target, String sql, List<String> settings) {
         List<Object> parameters = new ArrayList<>();
         return proxy(PreparedStatement.class, target, (method, args) -> {
             String name = method.getName();
@@ -79,20 +99,20 @@ final class StatementCapture {
                 parameters.set(index - 1, name.equals("setNull") ? null : args[1]);
             }
             else if (name.startsWith("execute") || name.equals("addBatch")) {
-                keep(sql, parameters);
+                keep(sql, parameters, settings);
             }
             return method.invoke(target, args);
         });
     }
 
-    private synchronized void keep(String sql, List<Object> parameters) {
+    private synchronized void keep(String sql, List<Object> parameters, List<String> settings) {
         // one entry per shape: IN lists of any length, and numbers written into the SQL (LIMIT 7), count as one;
         // the longest IN list is kept, as the planner may scan the table for a long one and not for a short one
         String shape = sql.replaceAll("\\?(\\s*,\\s*\\?)+", "?").replaceAll("\\b\\d+\\b", "N");
         CapturedStatement kept = this.statements.get(shape);
         if (kept == null || kept.parameters().size() <= parameters.size()) {
             List<Object> values = Collections.unmodifiableList(new ArrayList<>(parameters));
-            this.statements.put(shape, new CapturedStatement(sql, values));
+            this.statements.put(shape, new CapturedStatement(sql, values, settings));
         }
     }
 

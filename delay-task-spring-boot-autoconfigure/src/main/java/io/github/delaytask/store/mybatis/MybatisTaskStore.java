@@ -102,7 +102,7 @@ public class MybatisTaskStore implements TaskStore {
                 .getMetaData()
                 .getDatabaseProductName()));
             if (resolved == Dialect.POSTGRESQL) {
-                this.postgreSql = new PostgreSqlStatements(this.jdbc);
+                this.postgreSql = new PostgreSqlStatements(this.jdbc, this.transactions.getTransactionManager());
             }
             this.dialect = resolved;
         }

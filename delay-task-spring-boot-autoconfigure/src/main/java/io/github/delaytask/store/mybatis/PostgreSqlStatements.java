@@ -14,6 +14,9 @@ import io.github.delaytask.store.StoredTask;
 import org.postgresql.PGStatement;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The hot paths of PostgreSQL, one statement each. A statement outside a transaction commits on its own, so each
@@ -60,8 +63,12 @@ final class PostgreSqlStatements {
 
     private final JdbcTemplate jdbc;
 
-    PostgreSqlStatements(JdbcTemplate jdbc) {
+    private final TransactionTemplate ownTransaction;
+
+    PostgreSqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
+        this.ownTransaction = new TransactionTemplate(transactionManager);
+        this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
     }
 
     List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
@@ -136,16 +143,24 @@ final class PostgreSqlStatements {
         });
     }
 
-    /** One page of the reload; a row comparison reads the (execute_time, task_id) index in order. */
+    /**
+     * One page of the reload; a row comparison reads the (execute_time, task_id) index in order. On a table never
+     * analyzed, with many tasks due, the planner guesses a few hundred matching rows and would rather read the whole
+     * table and sort it, for every page; sorting is ruled out for this statement alone, in a transaction of its own
+     * so that the setting ends with it.
+     */
     List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit) {
-        return this.jdbc.query((connection) -> {
-            PreparedStatement statement = prepare(connection, FIND_DUE);
-            statement.setLong(1, horizon);
-            statement.setLong(2, afterExecuteTime);
-            statement.setLong(3, afterTaskId);
-            statement.setInt(4, limit);
-            return statement;
-        }, MybatisTaskStore::storedTask);
+        return this.ownTransaction.execute((status) -> {
+            this.jdbc.execute("SET LOCAL enable_sort = off");
+            return this.jdbc.query((connection) -> {
+                PreparedStatement statement = prepare(connection, FIND_DUE);
+                statement.setLong(1, horizon);
+                statement.setLong(2, afterExecuteTime);
+                statement.setLong(3, afterTaskId);
+                statement.setInt(4, limit);
+                return statement;
+            }, MybatisTaskStore::storedTask);
+        });
     }
 
     private static PreparedStatement prepare(Connection connection, String sql) throws SQLException {
