@@ -42,15 +42,21 @@ public abstract class TestBackend implements AutoCloseable {
     }
 
     public static TestBackend embedded() {
-        return new Embedded();
+        RedisServer server = startEmbeddedRedis();
+        return new H2("127.0.0.1", server.ports().get(0), null, null, server::stop);
     }
 
     public static TestBackend mariaDb() {
-        return new MariaDb();
+        String database = "delaytask_it_" + UUID.randomUUID().toString().substring(0, 8);
+        return new OnServices("jdbc:mariadb://127.0.0.1:3306/test", "jdbc:mariadb://127.0.0.1:3306/" + database,
+                "root", "CREATE DATABASE " + database, "DROP DATABASE IF EXISTS " + database);
     }
 
     public static TestBackend postgreSql() {
-        return new PostgreSql();
+        String schema = "delaytask_it_" + UUID.randomUUID().toString().substring(0, 8);
+        return new OnServices("jdbc:postgresql://127.0.0.1:5432/test",
+                "jdbc:postgresql://127.0.0.1:5432/test?currentSchema=" + schema, "postgres", "CREATE SCHEMA " + schema,
+                "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
 
     /**
@@ -61,7 +67,7 @@ public abstract class TestBackend implements AutoCloseable {
      */
     public static TestBackend h2(List<String> redisProperties, Supplier<List<RedisURI>> masters,
             AutoCloseable servers) {
-        return new H2WithRedis(redisProperties, masters, servers);
+        return new H2("127.0.0.1", 0, redisProperties, masters, servers);
     }
 
     public String keyPrefix() {
@@ -155,63 +161,22 @@ public abstract class TestBackend implements AutoCloseable {
         deleteRedisKeys();
     }
 
-    private static final class Embedded extends TestBackend {
-
-        private final RedisServer server;
-
-        private final String database = "delaytask_" + UUID.randomUUID().toString().replace("-", "");
-
-        Embedded() {
-            this(startRedis());
+    private static RedisServer startEmbeddedRedis() {
+        try {
+            RedisServer server = RedisServer.newRedisServer().bind("127.0.0.1").port(FreePort.find())
+                .setting("save \"\"").setting("appendonly no").build();
+            server.start();
+            return server;
         }
-
-        private Embedded(RedisServer server) {
-            super("127.0.0.1", server.ports().get(0));
-            this.server = server;
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not start an embedded Redis", ex);
         }
-
-        private static RedisServer startRedis() {
-            try {
-                int port = FreePort.find();
-                RedisServer server = RedisServer.newRedisServer().bind("127.0.0.1").port(port)
-                    .setting("save \"\"").setting("appendonly no").build();
-                server.start();
-                return server;
-            }
-            catch (IOException ex) {
-                throw new IllegalStateException("Could not start an embedded Redis", ex);
-            }
-        }
-
-        @Override
-        public String jdbcUrl() {
-            return "jdbc:h2:mem:" + this.database + ";DB_CLOSE_DELAY=-1";
-        }
-
-        @Override
-        public String jdbcUsername() {
-            return "sa";
-        }
-
-        @Override
-        public void close() {
-            try {
-                execute("SHUTDOWN");
-            }
-            finally {
-                try {
-                    this.server.stop();
-                }
-                catch (IOException ex) {
-                    throw new IllegalStateException(ex);
-                }
-            }
-        }
-
     }
 
-    private static final class H2WithRedis extends TestBackend {
+    /** An in-memory H2, beside Redis servers the test started itself. */
+    private static final class H2 extends TestBackend {
 
+        /** Null for those of this backend's host and port; the same for {@link #masters}. */
         private final List<String> redisProperties;
 
         private final Supplier<List<RedisURI>> masters;
@@ -220,21 +185,22 @@ public abstract class TestBackend implements AutoCloseable {
 
         private final String database = "delaytask_" + UUID.randomUUID().toString().replace("-", "");
 
-        H2WithRedis(List<String> redisProperties, Supplier<List<RedisURI>> masters, AutoCloseable servers) {
-            super("127.0.0.1", 0);
-            this.redisProperties = List.copyOf(redisProperties);
+        H2(String redisHost, int redisPort, List<String> redisProperties, Supplier<List<RedisURI>> masters,
+                AutoCloseable servers) {
+            super(redisHost, redisPort);
+            this.redisProperties = (redisProperties != null) ? List.copyOf(redisProperties) : null;
             this.masters = masters;
             this.servers = servers;
         }
 
         @Override
         protected List<String> redisProperties() {
-            return this.redisProperties;
+            return (this.redisProperties != null) ? this.redisProperties : super.redisProperties();
         }
 
         @Override
         protected List<RedisURI> redisMasters() {
-            return this.masters.get();
+            return (this.masters != null) ? this.masters.get() : super.redisMasters();
         }
 
         @Override
@@ -264,25 +230,38 @@ public abstract class TestBackend implements AutoCloseable {
 
     }
 
-    private static final class MariaDb extends TestBackend {
+    /** A database or schema of its own on one of the services of 127.0.0.1, beside the Redis there. */
+    private static final class OnServices extends TestBackend {
 
-        private static final String SERVER = "jdbc:mariadb://127.0.0.1:3306/";
+        private final String serverUrl;
 
-        private final String database = "delaytask_it_" + UUID.randomUUID().toString().substring(0, 8);
+        private final String jdbcUrl;
 
-        MariaDb() {
+        private final String username;
+
+        private final String drop;
+
+        /**
+         * @param serverUrl where to create and drop the test's database or schema
+         * @param jdbcUrl the test's database or schema
+         */
+        OnServices(String serverUrl, String jdbcUrl, String username, String create, String drop) {
             super("127.0.0.1", 6379);
-            onServer("CREATE DATABASE " + this.database);
+            this.serverUrl = serverUrl;
+            this.jdbcUrl = jdbcUrl;
+            this.username = username;
+            this.drop = drop;
+            onServer(create);
         }
 
         @Override
         public String jdbcUrl() {
-            return SERVER + this.database;
+            return this.jdbcUrl;
         }
 
         @Override
         public String jdbcUsername() {
-            return "root";
+            return this.username;
         }
 
         @Override
@@ -291,55 +270,12 @@ public abstract class TestBackend implements AutoCloseable {
                 super.close();
             }
             finally {
-                onServer("DROP DATABASE IF EXISTS " + this.database);
+                onServer(this.drop);
             }
         }
 
-        private static void onServer(String sql) {
-            try (Connection connection = DriverManager.getConnection(SERVER + "test", "root", "");
-                    Statement statement = connection.createStatement()) {
-                statement.execute(sql);
-            }
-            catch (SQLException ex) {
-                throw new IllegalStateException(ex);
-            }
-        }
-
-    }
-
-    private static final class PostgreSql extends TestBackend {
-
-        private static final String DATABASE = "jdbc:postgresql://127.0.0.1:5432/test";
-
-        private final String schema = "delaytask_it_" + UUID.randomUUID().toString().substring(0, 8);
-
-        PostgreSql() {
-            super("127.0.0.1", 6379);
-            onDatabase("CREATE SCHEMA " + this.schema);
-        }
-
-        @Override
-        public String jdbcUrl() {
-            return DATABASE + "?currentSchema=" + this.schema;
-        }
-
-        @Override
-        public String jdbcUsername() {
-            return "postgres";
-        }
-
-        @Override
-        public void close() {
-            try {
-                super.close();
-            }
-            finally {
-                onDatabase("DROP SCHEMA IF EXISTS " + this.schema + " CASCADE");
-            }
-        }
-
-        private static void onDatabase(String sql) {
-            try (Connection connection = DriverManager.getConnection(DATABASE, "postgres", "");
+        private void onServer(String sql) {
+            try (Connection connection = DriverManager.getConnection(this.serverUrl, this.username, "");
                     Statement statement = connection.createStatement()) {
                 statement.execute(sql);
             }
