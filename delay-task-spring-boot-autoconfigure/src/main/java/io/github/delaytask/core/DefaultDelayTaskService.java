@@ -270,16 +270,22 @@ public class DefaultDelayTaskService implements DelayTaskService {
                     .put(task.taskId(), task.executeTime());
             }
         }
-        byQueue.forEach((queue, executeTimes) -> {
+        int handed = 0;
+        for (Map.Entry<QueueId, Map<Long, Long>> entry : byQueue.entrySet()) {
             try {
-                this.queues.add(queue, executeTimes);
-                this.broker.scheduled(queue, Collections.min(executeTimes.values()));
+                this.queues.add(entry.getKey(), entry.getValue());
+                this.broker.scheduled(entry.getKey(), Collections.min(entry.getValue().values()));
+                handed += entry.getValue().size();
             }
             catch (RuntimeException ex) {
-                logger.warn(executeTimes.size() + " task(s) are stored but Redis could not take them; the reload job "
-                        + "will bring them in", ex);
+                // Redis is most likely out of reach for every queue: one command timeout for the caller, not one per
+                // queue of a batch or group
+                int left = byQueue.values().stream().mapToInt(Map::size).sum() - handed;
+                logger.warn(left + " task(s) are stored but Redis could not take them; the reload job will bring them "
+                        + "in", ex);
+                return;
             }
-        });
+        }
     }
 
     private void removeQuietly(StoredTask task) {

@@ -1,0 +1,107 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration;
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.testsupport.FreePort;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Adds while Redis cannot be reached (nothing listens on its port): the tasks are stored, and a batch of many queues
+ * costs one failed Redis call rather than one per queue, each of which could wait a whole command timeout.
+ */
+class RedisUnreachableAddTests {
+
+    private TestBackend backend;
+
+    @BeforeEach
+    void createBackend() {
+        this.backend = TestBackend.embedded();
+    }
+
+    @AfterEach
+    void closeBackend() {
+        this.backend.close();
+    }
+
+    @Test
+    void aBatchOfFiveQueuesIsStoredAndTriesRedisOnce() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+                    JacksonAutoConfiguration.class, MybatisPlusAutoConfiguration.class,
+                    DelayTaskAutoConfiguration.class))
+            .withUserConfiguration(CountingQueuesConfiguration.class)
+            .withPropertyValues(this.backend.properties().toArray(new String[0]))
+            .withPropertyValues("spring.data.redis.port=" + FreePort.find(), "spring.data.redis.timeout=2s",
+                    "delay-task.listener.enabled=false")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                List<DelayTask> batch = new ArrayList<>();
+                for (int type = 1; type <= 5; type++) {
+                    batch.add(DelayTask.builder(type).delay(Duration.ofSeconds(1)).build());
+                }
+                List<Long> ids = context.getBean(DelayTaskService.class).addTasks(batch);
+                assertThat(ids).hasSize(5).doesNotContainNull();
+                assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+                    .queryForObject("SELECT COUNT(*) FROM taskinfo", Long.class)).isEqualTo(5);
+                assertThat(context.getBean(CountingQueues.class).adds).hasValue(1);
+            });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CountingQueuesConfiguration {
+
+        @Bean
+        CountingQueues countingQueues(StringRedisTemplate redis, DelayTaskProperties properties) {
+            return new CountingQueues(redis, new RedisKeys(properties.getRedis().getKeyPrefix()));
+        }
+
+    }
+
+    /** The starter's queues, counting the calls that hand new tasks to Redis. */
+    static class CountingQueues extends TaskQueues {
+
+        final AtomicInteger adds = new AtomicInteger();
+
+        CountingQueues(StringRedisTemplate redis, RedisKeys keys) {
+            super(redis, keys);
+        }
+
+        @Override
+        public void add(QueueId queue, Map<Long, Long> executeTimes) {
+            this.adds.incrementAndGet();
+            super.add(queue, executeTimes);
+        }
+
+    }
+
+}
