@@ -78,12 +78,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
 
     @Override
     public long addTask(DelayTask task) {
-        validate(task);
-        byte[] parameters = parametersOf(task);
-        long executeTime = (task.getDelay() != null) ? this.clock.millis() + task.getDelay().toMillis()
-                : task.getExecuteTime();
-        NewTask newTask = new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime,
-                parameters, task.getBizKey());
+        NewTask newTask = newTask(task, this.clock.millis());
         TaskStore.Insertion insertion;
         try {
             insertion = insert(newTask);
@@ -96,8 +91,8 @@ public class DefaultDelayTaskService implements DelayTaskService {
         }
         task.setTaskId(insertion.taskId());
         if (insertion.created() != null) {
-            task.setExecuteTime(executeTime);
-            task.setParameters(parameters);
+            task.setExecuteTime(newTask.executeTime());
+            task.setParameters(newTask.parameters());
         }
         return insertion.taskId();
     }
@@ -129,10 +124,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         long now = this.clock.millis();
         List<NewTask> newTasks = new ArrayList<>(tasks.size());
         for (DelayTask task : tasks) {
-            validate(task);
-            long executeTime = (task.getDelay() != null) ? now + task.getDelay().toMillis() : task.getExecuteTime();
-            newTasks.add(new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime,
-                    parametersOf(task), task.getBizKey()));
+            newTasks.add(newTask(task, now));
         }
         List<TaskStore.Insertion> insertions;
         try {
@@ -305,6 +297,14 @@ public class DefaultDelayTaskService implements DelayTaskService {
         catch (DataAccessException | TransactionException ex) {
             throw new DelayTaskException("Could not " + what, ex);
         }
+    }
+
+    /** The task as stored, once checked: its delay counted from {@code now}, its payload written as JSON. */
+    private NewTask newTask(DelayTask task, long now) {
+        validate(task);
+        long executeTime = (task.getDelay() != null) ? now + task.getDelay().toMillis() : task.getExecuteTime();
+        return new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime, parametersOf(task),
+                task.getBizKey());
     }
 
     private byte[] parametersOf(DelayTask task) {

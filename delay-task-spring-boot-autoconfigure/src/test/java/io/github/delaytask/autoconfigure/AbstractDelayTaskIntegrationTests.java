@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
-import com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskListener;
@@ -36,12 +35,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
-import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -83,13 +76,8 @@ public abstract class AbstractDelayTaskIntegrationTests {
     @BeforeAll
     void startBackend() {
         this.backend = createBackend();
-        this.runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-                    JacksonAutoConfiguration.class, MybatisPlusAutoConfiguration.class,
-                    DelayTaskAutoConfiguration.class))
+        this.runner = this.backend.applicationRunner()
             .withUserConfiguration(Listeners.class)
-            .withPropertyValues(this.backend.properties().toArray(new String[0]))
             .withPropertyValues("delay-task.retry.initial-delay=100ms", "delay-task.retry.max-attempts=3",
                     "delay-task.listener.poll-interval=50ms");
     }

@@ -11,7 +11,6 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.store.StoredTask;
@@ -22,13 +21,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
-import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,12 +50,7 @@ class PostgreSqlQueryPlanTests {
 
     @Test
     void claimsAcknowledgementsAndKeyLookupsReadByIndexAfterTheTableFilledFromEmpty() {
-        new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-                    JacksonAutoConfiguration.class, MybatisPlusAutoConfiguration.class,
-                    DelayTaskAutoConfiguration.class))
-            .withPropertyValues(this.backend.properties().toArray(new String[0]))
+        this.backend.applicationRunner()
             // one connection, so that every statement runs where the plans of the earlier ones are cached; no
             // listener and no reload in the measured part, so that only the statements under test touch the tables
             .withPropertyValues("delay-task.listener.enabled=false", "spring.datasource.hikari.maximum-pool-size=1",

@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
-import com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.redis.QueueId;
@@ -20,13 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
-import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -54,13 +46,8 @@ class RedisUnreachableAddTests {
 
     @Test
     void aBatchOfFiveQueuesIsStoredAndTriesRedisOnce() {
-        new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-                    JacksonAutoConfiguration.class, MybatisPlusAutoConfiguration.class,
-                    DelayTaskAutoConfiguration.class))
+        this.backend.applicationRunner()
             .withUserConfiguration(CountingQueuesConfiguration.class)
-            .withPropertyValues(this.backend.properties().toArray(new String[0]))
             .withPropertyValues("spring.data.redis.port=" + FreePort.find(), "spring.data.redis.timeout=2s",
                     "delay-task.listener.enabled=false")
             .run((context) -> {

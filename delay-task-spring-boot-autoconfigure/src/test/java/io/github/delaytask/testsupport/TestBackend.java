@@ -12,6 +12,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 
+import com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration;
+import io.github.delaytask.autoconfigure.DelayTaskAutoConfiguration;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
@@ -20,6 +22,14 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import redis.embedded.RedisServer;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * A Redis and a database for one test class, with names of its own, removed again on close.
@@ -105,6 +115,19 @@ public abstract class TestBackend implements AutoCloseable {
     /** The servers holding the keys. */
     protected List<RedisURI> redisMasters() {
         return List.of(RedisURI.create(this.redisHost, this.redisPort));
+    }
+
+    /**
+     * An application on this backend: Redis, a data source with transactions, Jackson, MyBatis-Plus and delay-task,
+     * as Spring Boot would configure them.
+     */
+    public ApplicationContextRunner applicationRunner() {
+        return new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+                    JacksonAutoConfiguration.class, MybatisPlusAutoConfiguration.class,
+                    DelayTaskAutoConfiguration.class))
+            .withPropertyValues(properties().toArray(new String[0]));
     }
 
     /** Run statements on the database, for set-up and checks. */

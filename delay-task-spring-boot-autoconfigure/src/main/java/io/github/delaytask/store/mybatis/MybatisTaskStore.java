@@ -116,8 +116,7 @@ public class MybatisTaskStore implements TaskStore {
     @Override
     public Insertion insert(NewTask task) {
         if (task.bizKey() == null) {
-            // one statement on PostgreSQL: it commits on its own, or joins the caller's transaction
-            return created(postgreSql() ? insertRows(task) : this.transactions.execute((status) -> insertRows(task)));
+            return insertAll(List.of(task)).get(0);
         }
         Long existing = findLiveIdByBizKey(task.bizKey());
         if (existing != null) {
