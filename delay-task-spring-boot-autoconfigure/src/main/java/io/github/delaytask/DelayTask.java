@@ -53,7 +53,7 @@ public class DelayTask {
         return new Builder(taskType);
     }
 
-    /** Largest task type and priority accepted. */
+    /** Largest task type accepted. */
     public static final int MAX_TYPE = 1_000_000;
 
     /** Largest priority accepted. */
@@ -61,6 +61,9 @@ public class DelayTask {
 
     /** Longest business key accepted. */
     public static final int MAX_BIZ_KEY_LENGTH = 191;
+
+    /** Latest execute time accepted, in epoch milliseconds: the last millisecond of the year 9999, UTC. */
+    public static final long MAX_EXECUTE_TIME = 253_402_300_799_999L;
 
     /** Id of the task: assigned by {@code addTask} unless set, then unique across all tasks. */
     public Long getTaskId() {

@@ -3,6 +3,7 @@ package io.github.delaytask;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Adds, cancels and takes delayed tasks. The starter provides one as a bean.
@@ -20,8 +21,8 @@ public interface DelayTaskService {
      * that task's id is returned; the database's unique index makes this hold for concurrent adds too.
      * @param task the task; its id is set on return
      * @return the task's id
-     * @throws IllegalArgumentException if the task is null or its type, priority, business key or parameters are
-     * out of range
+     * @throws IllegalArgumentException if the task is null or its type, priority, execute time, delay, business key
+     * or parameters are out of range
      * @throws DelayTaskException if the task could not be stored (the database is unreachable, or a task with its
      * explicit id exists); nothing of it is kept then
      */
@@ -64,6 +65,7 @@ public interface DelayTaskService {
      * @param page page number, from 0
      * @param size tasks per page, from 1 to 1000
      * @return one page of dead tasks
+     * @throws IllegalArgumentException if the page or its size is out of range
      */
     List<TaskDetails> findDeadTasks(int page, int size);
 
@@ -78,17 +80,35 @@ public interface DelayTaskService {
     /**
      * Move a pending task to a new execute time; it then fires at that time only.
      * @param taskId the task's id
-     * @param executeTime the new execute time
+     * @param executeTime the new execute time, at most {@link DelayTask#MAX_EXECUTE_TIME}
      * @return {@code false} if the task is unknown, finished, or running
+     * @throws IllegalArgumentException if the execute time is out of range
      */
     boolean rescheduleTask(long taskId, Instant executeTime);
 
     /**
-     * Take one due task of the given type and priority, and mark it executed.
+     * Take one due task of the given type and priority, and mark it executed: at most once, as the task is recorded
+     * executed before it is returned, so it is not delivered again if the caller then fails. For at-least-once
+     * delivery, as listeners have, use {@link #poll(int, int, Consumer)}.
      * @param taskType the task type
      * @param priority the priority
      * @return the task, or {@code null} when none is due
+     * @throws IllegalArgumentException if the type or priority is out of range
      */
     DelayTask poll(int taskType, int priority);
+
+    /**
+     * Take one due task of the given type and priority and run the handler on it, on the calling thread: at least
+     * once, as listeners do. The task is recorded executed when the handler returns. When the handler throws, the
+     * task runs again after the back-off of {@code delay-task.retry.*} (or becomes {@link TaskStatus#DEAD} after its
+     * last attempt) and the exception is rethrown. When the caller dies while the handler runs, the task is delivered
+     * again after {@code delay-task.lease}.
+     * @param taskType the task type
+     * @param priority the priority
+     * @param handler what to do with the task
+     * @return whether a task was due and handled
+     * @throws IllegalArgumentException if the type or priority is out of range
+     */
+    boolean poll(int taskType, int priority, Consumer<DelayTask> handler);
 
 }

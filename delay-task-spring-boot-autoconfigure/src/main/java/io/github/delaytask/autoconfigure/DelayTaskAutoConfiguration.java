@@ -10,6 +10,7 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.core.DefaultDelayTaskService;
 import io.github.delaytask.core.RetryPolicy;
+import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
@@ -118,9 +119,11 @@ public class DelayTaskAutoConfiguration {
     @ConditionalOnMissingBean
     public DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker,
             DelayTaskProperties properties, ObjectProvider<ObjectMapper> objectMapper, ObjectProvider<Clock> clock) {
+        ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
+                properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(), properties.getRedis().getHandOffTimeout(),
+                retryPolicy(properties));
         return new DefaultDelayTaskService(store, queues, broker, objectMapper.getIfUnique(ObjectMapper::new),
-                clock.getIfUnique(Clock::systemUTC), properties.getPreloadWindow(),
-                (int) properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds());
+                clock.getIfUnique(Clock::systemUTC), settings);
     }
 
     @Bean
@@ -145,14 +148,17 @@ public class DelayTaskAutoConfiguration {
             DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker,
             ObjectProvider<ObjectMapper> objectMapper, DelayTaskProperties properties) {
         DelayTaskProperties.Listener listener = properties.getListener();
-        DelayTaskProperties.Retry retry = properties.getRetry();
-        RetryPolicy retryPolicy = new RetryPolicy(retry.getMaxAttempts(), retry.getInitialDelay(),
-                retry.getMultiplier(), retry.getMaxDelay());
         ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                 listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
-                properties.getLease(), retryPolicy);
+                properties.getLease(), retryPolicy(properties));
         return new DelayTaskListenerEndpointRegistry(processor, broker, objectMapper.getIfUnique(ObjectMapper::new),
                 settings);
+    }
+
+    private static RetryPolicy retryPolicy(DelayTaskProperties properties) {
+        DelayTaskProperties.Retry retry = properties.getRetry();
+        return new RetryPolicy(retry.getMaxAttempts(), retry.getInitialDelay(), retry.getMultiplier(),
+                retry.getMaxDelay());
     }
 
 }

@@ -36,8 +36,8 @@ public class DelayTaskProperties {
     private Duration refreshInterval = Duration.ofSeconds(1);
 
     /**
-     * How long a consumer holds a task it took before the task is delivered again. Set it above the longest handler
-     * time: a task whose handler outlives its lease may run twice.
+     * How long a consumer holds a task it took before the task is delivered again, at least 1s. Set it above the
+     * longest handler time: a task whose handler outlives its lease may run twice.
      */
     private Duration lease = Duration.ofSeconds(30);
 
@@ -144,12 +144,27 @@ public class DelayTaskProperties {
          */
         private String keyPrefix = "delay-task";
 
+        /**
+         * Longest time addTask and the other changes wait for Redis once the database has committed them, whatever
+         * the command timeout of the Redis connection. A task Redis has not taken by then is handed over later, or
+         * brought in by the reload job.
+         */
+        private Duration handOffTimeout = Duration.ofSeconds(1);
+
         public String getKeyPrefix() {
             return this.keyPrefix;
         }
 
         public void setKeyPrefix(String keyPrefix) {
             this.keyPrefix = keyPrefix;
+        }
+
+        public Duration getHandOffTimeout() {
+            return this.handOffTimeout;
+        }
+
+        public void setHandOffTimeout(Duration handOffTimeout) {
+            this.handOffTimeout = handOffTimeout;
         }
 
     }

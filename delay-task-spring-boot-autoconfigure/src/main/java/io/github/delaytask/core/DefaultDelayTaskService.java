@@ -4,11 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -25,6 +23,7 @@ import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.transaction.TransactionException;
@@ -39,7 +38,7 @@ import org.springframework.util.Assert;
  * loses nothing: the reload job brings every stored task into Redis before it is due. Single adds made outside a
  * transaction at the same time share one statement and commit ({@link AddCombiner}), unless turned off.
  */
-public class DefaultDelayTaskService implements DelayTaskService {
+public class DefaultDelayTaskService implements DelayTaskService, DisposableBean {
 
     private static final Log logger = LogFactory.getLog(DefaultDelayTaskService.class);
 
@@ -47,32 +46,26 @@ public class DefaultDelayTaskService implements DelayTaskService {
 
     private final TaskStore store;
 
-    private final TaskQueues queues;
-
     private final TaskBroker broker;
 
     private final ObjectMapper objectMapper;
 
     private final Clock clock;
 
-    private final Duration preloadWindow;
-
-    private final int maxParametersSize;
-
-    private final boolean groupAdds;
+    private final ServiceSettings settings;
 
     private final AddCombiner adds;
 
+    private final RedisHandOff handOff;
+
     public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, ObjectMapper objectMapper,
-            Clock clock, Duration preloadWindow, int maxParametersSize, boolean groupAdds) {
+            Clock clock, ServiceSettings settings) {
         this.store = store;
-        this.queues = queues;
         this.broker = broker;
         this.objectMapper = objectMapper;
         this.clock = clock;
-        this.preloadWindow = preloadWindow;
-        this.maxParametersSize = maxParametersSize;
-        this.groupAdds = groupAdds;
+        this.settings = settings;
+        this.handOff = new RedisHandOff(queues, broker, settings.redisHandOffTimeout());
         this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::enqueueNew);
     }
 
@@ -102,7 +95,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
      * a business key needs its own look-up first, and a caller's transaction its own connection.
      */
     private TaskStore.Insertion insert(NewTask task) {
-        if (this.groupAdds && task.bizKey() == null && !this.store.inCallerTransaction()) {
+        if (this.settings.groupAdds() && task.bizKey() == null && !this.store.inCallerTransaction()) {
             StoredTask created = this.adds.add(task);
             return new TaskStore.Insertion(created.taskId(), created);
         }
@@ -159,7 +152,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         if (cancelled == null) {
             return false;
         }
-        afterCommit(() -> removeQuietly(cancelled));
+        afterCommit(() -> this.handOff.remove(cancelled));
         return true;
     }
 
@@ -179,7 +172,10 @@ public class DefaultDelayTaskService implements DelayTaskService {
     public List<TaskDetails> findDeadTasks(int page, int size) {
         Assert.isTrue(page >= 0, "Page must not be negative");
         Assert.isTrue(size >= 1 && size <= MAX_PAGE_SIZE, () -> "Page size must be between 1 and " + MAX_PAGE_SIZE);
-        return dataAccess(() -> this.store.findDead(page * size, size), "list dead tasks");
+        long offset = (long) page * size;
+        Assert.isTrue(offset <= Integer.MAX_VALUE, () -> "Page " + page + " of " + size + " tasks is beyond the last "
+                + "page there can be");
+        return dataAccess(() -> this.store.findDead((int) offset, size), "list dead tasks");
     }
 
     @Override
@@ -197,21 +193,29 @@ public class DefaultDelayTaskService implements DelayTaskService {
         if (requeued == null) {
             return false;
         }
-        afterCommit(() -> enqueue(requeued));
+        afterCommit(() -> {
+            if (withinWindow(requeued)) {
+                this.handOff.schedule(requeued);
+            }
+        });
         return true;
     }
 
     @Override
     public boolean rescheduleTask(long taskId, Instant executeTime) {
         Assert.notNull(executeTime, "Execute time must not be null");
+        checkExecuteTime(executeTime.toEpochMilli());
         StoredTask moved = dataAccess(() -> this.store.reschedule(taskId, executeTime.toEpochMilli()),
                 "reschedule task " + taskId);
         if (moved == null) {
             return false;
         }
         afterCommit(() -> {
-            if (!enqueue(moved)) {
-                removeQuietly(moved);
+            if (withinWindow(moved)) {
+                this.handOff.schedule(moved);
+            }
+            else {
+                this.handOff.remove(moved);
             }
         });
         return true;
@@ -219,7 +223,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
 
     @Override
     public DelayTask poll(int taskType, int priority) {
-        QueueId queue = new QueueId(taskType, priority);
+        QueueId queue = queueOf(taskType, priority);
         while (true) {
             TaskBroker.Batch batch = this.broker.claim(queue, 1);
             if (batch.taken() == 0) {
@@ -233,61 +237,56 @@ public class DefaultDelayTaskService implements DelayTaskService {
         }
     }
 
-    /**
-     * Put a stored task into Redis if it is due within the preload window; a later one is left to the reload job.
-     * @return whether it was due within the window
-     */
-    private boolean enqueue(StoredTask task) {
-        if (task.executeTime() > this.clock.millis() + this.preloadWindow.toMillis()) {
-            return false;
+    @Override
+    public boolean poll(int taskType, int priority, Consumer<DelayTask> handler) {
+        Assert.notNull(handler, "Handler must not be null");
+        QueueId queue = queueOf(taskType, priority);
+        while (true) {
+            TaskBroker.Batch batch = this.broker.claim(queue, 1);
+            if (batch.taken() == 0) {
+                return false;
+            }
+            if (!batch.tasks().isEmpty()) {
+                StoredTask task = batch.tasks().get(0);
+                try {
+                    handler.accept(task.toDelayTask());
+                }
+                catch (RuntimeException | Error ex) {
+                    this.broker.fail(task, ex, this.settings.retryPolicy());
+                    throw ex;
+                }
+                if (!this.broker.complete(task)) {
+                    logger.warn("Task " + task.taskId() + " was handled after its lease ran out; it may run again");
+                }
+                return true;
+            }
         }
-        try {
-            this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
-            this.broker.scheduled(task.queue(), task.executeTime());
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Task " + task.taskId() + " is stored but Redis could not take it; the reload job will bring "
-                    + "it in", ex);
-        }
-        return true;
     }
 
-    /** New tasks: their ids can be in no other set of their queue, so a plain add will do. */
+    private static QueueId queueOf(int taskType, int priority) {
+        checkQueue(taskType, priority);
+        return new QueueId(taskType, priority);
+    }
+
+    private boolean withinWindow(StoredTask task) {
+        return task.executeTime() <= this.clock.millis() + this.settings.preloadWindow().toMillis();
+    }
+
+    /** New tasks due within the preload window go to Redis; later ones are left to the reload job. */
     private void enqueueNew(List<StoredTask> tasks) {
-        long horizon = this.clock.millis() + this.preloadWindow.toMillis();
-        Map<QueueId, Map<Long, Long>> byQueue = new LinkedHashMap<>();
+        List<StoredTask> due = new ArrayList<>(tasks.size());
         for (StoredTask task : tasks) {
-            if (task.executeTime() <= horizon) {
-                byQueue.computeIfAbsent(task.queue(), (queue) -> new LinkedHashMap<>())
-                    .put(task.taskId(), task.executeTime());
+            if (withinWindow(task)) {
+                due.add(task);
             }
         }
-        int handed = 0;
-        for (Map.Entry<QueueId, Map<Long, Long>> entry : byQueue.entrySet()) {
-            try {
-                this.queues.add(entry.getKey(), entry.getValue());
-                this.broker.scheduled(entry.getKey(), Collections.min(entry.getValue().values()));
-                handed += entry.getValue().size();
-            }
-            catch (RuntimeException ex) {
-                // Redis is most likely out of reach for every queue: one command timeout for the caller, not one per
-                // queue of a batch or group
-                int left = byQueue.values().stream().mapToInt(Map::size).sum() - handed;
-                logger.warn(left + " task(s) are stored but Redis could not take them; the reload job will bring them "
-                        + "in", ex);
-                return;
-            }
-        }
+        this.handOff.add(due);
     }
 
-    private void removeQuietly(StoredTask task) {
-        try {
-            this.queues.remove(task.queue(), task.taskId());
-        }
-        catch (RuntimeException ex) {
-            // harmless: a claimed id is checked against the database, which decides whether it runs
-            logger.debug("Could not remove task " + task.taskId() + " from Redis", ex);
-        }
+    /** Stop the thread that hands committed changes to Redis; what it still holds goes to the reload job. */
+    @Override
+    public void destroy() {
+        this.handOff.close();
     }
 
     private static <T> T dataAccess(Supplier<T> action, String what) {
@@ -302,9 +301,34 @@ public class DefaultDelayTaskService implements DelayTaskService {
     /** The task as stored, once checked: its delay counted from {@code now}, its payload written as JSON. */
     private NewTask newTask(DelayTask task, long now) {
         validate(task);
-        long executeTime = (task.getDelay() != null) ? now + task.getDelay().toMillis() : task.getExecuteTime();
+        long executeTime = task.getExecuteTime();
+        if (task.getDelay() != null) {
+            if (task.getDelay().compareTo(Duration.ofMillis(DelayTask.MAX_EXECUTE_TIME - now)) > 0) {
+                throw new IllegalArgumentException("Delay " + task.getDelay() + " puts the task after "
+                        + Instant.ofEpochMilli(DelayTask.MAX_EXECUTE_TIME));
+            }
+            executeTime = now + task.getDelay().toMillis();
+        }
+        checkExecuteTime(executeTime);
         return new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime, parametersOf(task),
                 task.getBizKey());
+    }
+
+    private static void checkExecuteTime(long executeTime) {
+        if (executeTime < 0 || executeTime > DelayTask.MAX_EXECUTE_TIME) {
+            throw new IllegalArgumentException("Execute time " + executeTime + " is not between 0 (1970) and "
+                    + DelayTask.MAX_EXECUTE_TIME + " (" + Instant.ofEpochMilli(DelayTask.MAX_EXECUTE_TIME) + ")");
+        }
+    }
+
+    private static void checkQueue(int taskType, int priority) {
+        if (taskType < 0 || taskType > DelayTask.MAX_TYPE) {
+            throw new IllegalArgumentException("Task type " + taskType + " is not between 0 and " + DelayTask.MAX_TYPE);
+        }
+        if (priority < 0 || priority > DelayTask.MAX_PRIORITY) {
+            throw new IllegalArgumentException(
+                    "Priority " + priority + " is not between 0 and " + DelayTask.MAX_PRIORITY);
+        }
     }
 
     private byte[] parametersOf(DelayTask task) {
@@ -317,9 +341,9 @@ public class DefaultDelayTaskService implements DelayTaskService {
                 throw new IllegalArgumentException("Cannot write the payload of " + task + " as JSON", ex);
             }
         }
-        if (parameters != null && parameters.length > this.maxParametersSize) {
+        if (parameters != null && parameters.length > this.settings.maxParametersSize()) {
             throw new IllegalArgumentException("Task parameters are " + parameters.length + " bytes, more than "
-                    + "delay-task.max-parameters-size (" + this.maxParametersSize + ")");
+                    + "delay-task.max-parameters-size (" + this.settings.maxParametersSize() + ")");
         }
         return parameters;
     }
@@ -328,14 +352,7 @@ public class DefaultDelayTaskService implements DelayTaskService {
         if (task == null) {
             throw new IllegalArgumentException("Task must not be null");
         }
-        if (task.getTaskType() < 0 || task.getTaskType() > DelayTask.MAX_TYPE) {
-            throw new IllegalArgumentException(
-                    "Task type " + task.getTaskType() + " is not between 0 and " + DelayTask.MAX_TYPE);
-        }
-        if (task.getPriority() < 0 || task.getPriority() > DelayTask.MAX_PRIORITY) {
-            throw new IllegalArgumentException(
-                    "Priority " + task.getPriority() + " is not between 0 and " + DelayTask.MAX_PRIORITY);
-        }
+        checkQueue(task.getTaskType(), task.getPriority());
         if (task.getDelay() != null && task.getDelay().isNegative()) {
             throw new IllegalArgumentException("Delay " + task.getDelay() + " must not be negative");
         }

@@ -1,7 +1,5 @@
 package io.github.delaytask.core;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +20,9 @@ import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.util.Assert;
+
 /**
  * Hands due tasks to consumers and records what became of them. Public for wiring.
  * <p>
@@ -38,8 +39,6 @@ public class TaskBroker {
     /** When a database claim lost to a concurrent change, look at the task again this soon. */
     private static final long RECHECK_MILLIS = 1000;
 
-    private static final int MAX_ERROR_LENGTH = 2000;
-
     private final TaskStore store;
 
     private final TaskQueues queues;
@@ -50,7 +49,12 @@ public class TaskBroker {
 
     private final List<ScheduleListener> scheduleListeners = new CopyOnWriteArrayList<>();
 
+    /** Shortest lease accepted: a claim's round trips and a handler's start must fit well within it. */
+    public static final Duration MIN_LEASE = Duration.ofSeconds(1);
+
     public TaskBroker(TaskStore store, TaskQueues queues, Duration lease, Clock clock) {
+        Assert.isTrue(lease.compareTo(MIN_LEASE) >= 0, () -> "delay-task.lease (" + lease + ") must be at least "
+                + MIN_LEASE + ": a shorter lease can run out before a claimed task's handler starts");
         this.store = store;
         this.queues = queues;
         this.lease = lease;
@@ -125,7 +129,14 @@ public class TaskBroker {
         for (StoredTask task : finished) {
             byQueue.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task.taskId());
         }
-        byQueue.forEach(this.queues::acknowledgeAll);
+        try {
+            byQueue.forEach(this.queues::acknowledgeAll);
+        }
+        catch (RuntimeException ex) {
+            // the database has recorded them, which is what counts: an id left in flight is dropped when its lease
+            // runs out and it is claimed again, as the database says it is finished
+            logger.debug("Could not forget " + finished.size() + " finished task(s) in Redis", ex);
+        }
         return finished.size();
     }
 
@@ -146,18 +157,45 @@ public class TaskBroker {
      * {@link RetryLaterException} asked for), or becomes {@link TaskStatus#DEAD} after its last attempt.
      */
     public void fail(StoredTask claimed, Throwable error, RetryPolicy retryPolicy) {
-        String message = describe(error);
-        if (retryPolicy.allowsRetryAfter(claimed.attempts())) {
+        try {
+            recordFailure(claimed, error, retryPolicy, ErrorText.of(error));
+        }
+        catch (DataIntegrityViolationException ex) {
+            // the database refused the error text: record the outcome without it rather than leave the task to run
+            // again after every lease, forever, with nothing recorded
+            logger.warn("The database refused the error text of task " + claimed.taskId() + "; recording its "
+                    + "failure without it", ex);
+            recordFailure(claimed, error, retryPolicy, ErrorText.withoutMessage(error, ex));
+        }
+    }
+
+    private void recordFailure(StoredTask claimed, Throwable error, RetryPolicy retryPolicy, String message) {
+        if (retryPolicy.allowsRetryAfter(claimed.attempt())) {
             Duration delay = (error instanceof RetryLaterException retryLater) ? retryLater.getDelay()
-                    : retryPolicy.delayAfter(claimed.attempts());
+                    : retryPolicy.delayAfter(claimed.attempt());
             long next = this.clock.millis() + delay.toMillis();
             if (this.store.release(claimed, next, message)) {
-                this.queues.defer(claimed.queue(), claimed.taskId(), next);
+                try {
+                    this.queues.defer(claimed.queue(), claimed.taskId(), next);
+                }
+                catch (RuntimeException ex) {
+                    // recorded; Redis hands the id out again when the lease runs out, and the database defers it
+                    logger.debug("Could not move task " + claimed.taskId() + " to its retry time in Redis", ex);
+                }
             }
         }
         else if (this.store.finish(claimed, TaskStatus.DEAD, message)) {
-            logger.error("Task " + claimed.taskId() + " failed " + claimed.attempts() + " times and is now DEAD", error);
-            this.queues.acknowledge(claimed.queue(), claimed.taskId());
+            logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD", error);
+            forget(claimed);
+        }
+    }
+
+    private void forget(StoredTask finished) {
+        try {
+            this.queues.acknowledge(finished.queue(), finished.taskId());
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not forget finished task " + finished.taskId() + " in Redis", ex);
         }
     }
 
@@ -174,13 +212,6 @@ public class TaskBroker {
 
     public void removeScheduleListener(ScheduleListener listener) {
         this.scheduleListeners.remove(listener);
-    }
-
-    private static String describe(Throwable error) {
-        StringWriter trace = new StringWriter();
-        error.printStackTrace(new PrintWriter(trace));
-        String text = trace.toString();
-        return (text.length() > MAX_ERROR_LENGTH) ? text.substring(0, MAX_ERROR_LENGTH) : text;
     }
 
     /**

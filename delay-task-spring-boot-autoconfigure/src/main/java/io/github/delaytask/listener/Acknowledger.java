@@ -15,7 +15,11 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Records executed tasks in batches: whatever finished while the previous batch was being written goes into the
  * next one, so under load one transaction and one Redis call acknowledge many tasks, and when idle a task is
- * acknowledged at once. A task whose acknowledgement fails stays leased and is delivered again after the lease.
+ * acknowledged at once.
+ * <p>
+ * A batch the database could not take (a connection lost for a moment) is tried again, with a growing pause, for
+ * as long as the leases of its tasks last; only a task whose lease ran out first is left to be delivered again. The
+ * thread logs whatever it catches, {@link Error}s included, and goes on: the instance's handlers wait on it.
  */
 final class Acknowledger implements Runnable {
 
@@ -27,12 +31,20 @@ final class Acknowledger implements Runnable {
 
     private final IntConsumer recorded;
 
-    private final BlockingQueue<StoredTask> pending = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Executed> pending = new LinkedBlockingQueue<>();
+
+    /** Tasks of a batch the database did not take, tried again first; only this thread touches it. */
+    private final List<Executed> retrying = new ArrayList<>();
+
+    private Backoff backoff = new Backoff();
 
     private volatile boolean running;
 
     private Thread thread;
 
+    /**
+     * @param recorded told how many tasks' outcomes are recorded, or never will be
+     */
     Acknowledger(TaskBroker broker, IntConsumer recorded) {
         this.broker = broker;
         this.recorded = recorded;
@@ -45,49 +57,115 @@ final class Acknowledger implements Runnable {
         this.thread.start();
     }
 
-    void add(StoredTask executed) {
-        this.pending.add(executed);
+    /**
+     * @param recordBy until when the task's lease lasts, in nanos of {@link System#nanoTime()}
+     */
+    void add(StoredTask executed, long recordBy) {
+        this.pending.add(new Executed(executed, recordBy));
     }
 
-    /** Acknowledge what is pending, then stop. */
-    void stop(long timeoutMillis) throws InterruptedException {
+    /**
+     * Acknowledge what is pending, then stop; give up on what is left at the deadline.
+     * @param deadlineNanos in nanos of {@link System#nanoTime()}
+     */
+    void stop(long deadlineNanos) throws InterruptedException {
         this.running = false;
-        if (this.thread != null) {
-            this.thread.join(timeoutMillis);
+        if (this.thread == null) {
+            return;
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+        this.thread.join(Math.max(1, millis));
+        if (this.thread.isAlive()) {
+            this.thread.interrupt();
         }
     }
 
     @Override
     public void run() {
-        while (this.running || !this.pending.isEmpty()) {
+        while (this.running || !this.pending.isEmpty() || !this.retrying.isEmpty()) {
             try {
-                StoredTask first = this.pending.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
+                List<Executed> batch = nextBatch();
+                if (!batch.isEmpty()) {
+                    acknowledge(batch);
                 }
-                List<StoredTask> batch = new ArrayList<>();
-                batch.add(first);
-                this.pending.drainTo(batch, MAX_BATCH - 1);
-                acknowledge(batch);
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
+                giveUp(this.retrying, "the application is stopping");
                 return;
+            }
+            catch (Throwable ex) {
+                logger.error("The delay-task acknowledger failed; it goes on", ex);
             }
         }
     }
 
-    private void acknowledge(List<StoredTask> batch) {
+    private List<Executed> nextBatch() throws InterruptedException {
+        List<Executed> batch = new ArrayList<>(this.retrying);
+        this.retrying.clear();
+        if (batch.isEmpty()) {
+            Executed first = this.pending.poll(100, TimeUnit.MILLISECONDS);
+            if (first == null) {
+                return batch;
+            }
+            batch.add(first);
+        }
+        this.pending.drainTo(batch, MAX_BATCH - batch.size());
+        return batch;
+    }
+
+    private void acknowledge(List<Executed> batch) throws InterruptedException {
+        List<StoredTask> tasks = new ArrayList<>(batch.size());
+        batch.forEach((executed) -> tasks.add(executed.task()));
         try {
-            this.broker.completeAll(batch);
-        }
-        catch (RuntimeException ex) {
-            logger.error("Could not record " + batch.size() + " executed task(s); they will be delivered again when "
-                    + "their lease runs out", ex);
-        }
-        finally {
+            this.broker.completeAll(tasks);
+            this.backoff = new Backoff();
             this.recorded.accept(batch.size());
         }
+        catch (Throwable ex) {
+            if (!Backoff.mayPass(ex)) {
+                logger.error("Could not record " + batch.size() + " executed task(s); they will be delivered again "
+                        + "when their lease runs out", ex);
+                this.recorded.accept(batch.size());
+                return;
+            }
+            long pause = this.backoff.nextMillis();
+            long resumeAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
+            List<Executed> expiring = new ArrayList<>();
+            for (Executed executed : batch) {
+                (executed.recordBy() > resumeAt ? this.retrying : expiring).add(executed);
+            }
+            if (!expiring.isEmpty()) {
+                logger.error("Could not record " + expiring.size() + " executed task(s) within their lease; they "
+                        + "will be delivered again", ex);
+                giveUp(expiring, null);
+            }
+            if (!this.retrying.isEmpty()) {
+                logger.warn("Could not record " + this.retrying.size() + " executed task(s); trying again in "
+                        + pause + " ms" + (logger.isDebugEnabled() ? "" : ": " + ex));
+                logger.debug("Recording failed", ex);
+                TimeUnit.MILLISECONDS.sleep(pause);
+            }
+        }
+    }
+
+    private void giveUp(List<Executed> tasks, String why) {
+        if (tasks.isEmpty()) {
+            return;
+        }
+        if (why != null) {
+            logger.warn(tasks.size() + " executed task(s) are not recorded (" + why + "); they will be delivered "
+                    + "again when their lease runs out");
+        }
+        this.recorded.accept(tasks.size());
+        tasks.clear();
+    }
+
+    /**
+     * @param task the task whose handler returned
+     * @param recordBy until when its lease lasts, in nanos of {@link System#nanoTime()}
+     */
+    private record Executed(StoredTask task, long recordBy) {
     }
 
 }

@@ -2,6 +2,7 @@ package io.github.delaytask.listener;
 
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.delaytask.core.TaskBroker;
@@ -16,12 +17,14 @@ import org.springframework.context.SmartLifecycle;
  * Owns one container per {@code @DelayTaskListener} method and the worker pool they share, and starts and stops
  * them with the application context. Public for wiring.
  * <p>
- * On stop the containers stop claiming at once, and running handlers get the shutdown timeout to finish; a handler
- * still running after that keeps its task leased, and the task is delivered again when the lease runs out.
+ * On stop the containers stop claiming at once, and running handlers get the shutdown timeout to finish.
  */
 public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private static final Log logger = LogFactory.getLog(DelayTaskListenerEndpointRegistry.class);
+
+    /** How long handlers interrupted at shutdown, and the recording of their outcome, may take. */
+    static final long GRACE_MILLIS = 2000;
 
     private final DelayTaskListenerAnnotationBeanPostProcessor processor;
 
@@ -72,6 +75,12 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
                 + " handler thread(s)");
     }
 
+    /**
+     * Stops within {@code shutdown-timeout} plus {@link #GRACE_MILLIS}: claiming ends at once, tasks claimed but not
+     * started go back, running handlers get the timeout to finish, and those still running after it are interrupted
+     * and get the grace to end, so that their outcome is recorded. A handler that ignores the interrupt keeps running
+     * on a daemon thread; its task is delivered again when the lease runs out.
+     */
     @Override
     public synchronized void stop() {
         if (!this.running) {
@@ -79,20 +88,24 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         }
         this.running = false;
         this.broker.removeScheduleListener(this.scheduleListener);
+        long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
+        long graceDeadline = deadline + TimeUnit.MILLISECONDS.toNanos(GRACE_MILLIS);
         this.containers.forEach(ListenerContainer::stop);
         try {
             for (ListenerContainer container : this.containers) {
-                container.join(this.settings.pollInterval().toMillis() + 1000);
+                container.join(deadline);
             }
             if (this.workers != null) {
                 giveBack(this.workers.takeUnstarted());
-            }
-            if (this.workers != null && !this.workers.shutdown(this.settings.shutdownTimeout())) {
-                logger.warn("Some delay-task handlers were still running after delay-task.shutdown-timeout ("
-                        + this.settings.shutdownTimeout() + "); their tasks will be delivered again after the lease");
+                if (!this.workers.shutdown(deadline)) {
+                    logger.warn("Some delay-task handlers were still running after delay-task.shutdown-timeout ("
+                            + this.settings.shutdownTimeout() + "); they are interrupted, and the tasks of those that "
+                            + "do not end at once will be delivered again after the lease");
+                    this.workers.interrupt(graceDeadline);
+                }
             }
             if (this.acknowledger != null) {
-                this.acknowledger.stop(this.settings.shutdownTimeout().toMillis());
+                this.acknowledger.stop(graceDeadline);
             }
         }
         catch (InterruptedException ex) {

@@ -1,5 +1,7 @@
 package io.github.delaytask.listener;
 
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delaytask.RetryLaterException;
@@ -36,16 +38,14 @@ final class ListenerContainer implements Runnable {
 
     private final Acknowledger acknowledger;
 
-    private final Object signal = new Object();
+    private final Waiter waiter = new Waiter();
 
     /**
-     * The earliest execute time this instance scheduled since the last claim began. A claim sees every task added
-     * before it, so only later ones can cut the next sleep short; a wake-up for any add would have the poller claim
-     * once per add under a stream of adds due later.
+     * When the earliest task this instance scheduled since the last claim began is due, in nanos of the waiter's
+     * clock. A claim sees every task added before it, so only later ones can cut the next sleep short; a wake-up for
+     * any add would have the poller claim once per add under a stream of adds due later.
      */
     private final AtomicLong scheduledSinceClaim = new AtomicLong(Long.MAX_VALUE);
-
-    private volatile long sleepingUntil = Long.MAX_VALUE;
 
     private volatile boolean running;
 
@@ -77,20 +77,27 @@ final class ListenerContainer implements Runnable {
     /** Stop claiming; handlers already running go on. */
     void stop() {
         this.running = false;
-        wake();
+        this.waiter.stop();
     }
 
-    void join(long millis) throws InterruptedException {
-        if (this.thread != null) {
+    /** Wait until the poll loop has ended, up to the given time in nanos of {@link System#nanoTime()}. */
+    void join(long deadlineNanos) throws InterruptedException {
+        long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+        if (this.thread != null && millis > 0) {
             this.thread.join(millis);
         }
     }
 
-    /** A task of this queue was scheduled here: wake up if it is due before the current sleep ends. */
+    /**
+     * A task of this queue was scheduled here: wake up if it is due before the current sleep ends.
+     * @param executeTime when it is due, epoch ms
+     */
     void scheduled(long executeTime) {
-        this.scheduledSinceClaim.accumulateAndGet(executeTime, Math::min);
-        if (executeTime < this.sleepingUntil) {
-            wake();
+        long due = this.waiter.now()
+                + TimeUnit.MILLISECONDS.toNanos(Math.max(0, executeTime - System.currentTimeMillis()));
+        this.scheduledSinceClaim.accumulateAndGet(due, Math::min);
+        if (this.waiter.sleepsPast(due)) {
+            this.waiter.wake();
         }
     }
 
@@ -119,7 +126,10 @@ final class ListenerContainer implements Runnable {
         }
         // the lease runs from the claim in Redis: time spent in the claim itself (a slow database, a long GC pause)
         // counts against it
-        long startBy = System.currentTimeMillis() + this.settings.lease().toMillis() * 9 / 10;
+        long claimedAt = System.nanoTime();
+        long lease = this.settings.lease().toNanos();
+        long startBy = claimedAt + lease / 10 * 9;
+        long recordBy = claimedAt + lease;
         TaskBroker.Batch batch;
         this.scheduledSinceClaim.set(Long.MAX_VALUE);
         try {
@@ -130,29 +140,42 @@ final class ListenerContainer implements Runnable {
             throw ex;
         }
         this.workers.release(reserved - batch.tasks().size());
-        // start no handler whose lease may have run out while it waited: another consumer may have the task by then
         for (StoredTask task : batch.tasks()) {
-            this.workers.execute(task, () -> {
-                try {
-                    if (this.workers.awaitRoomToStart(startBy)) {
-                        handle(task);
-                    }
-                }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            this.workers.execute(task, () -> startOrGiveBack(task, startBy, recordBy));
         }
         if (batch.taken() < reserved) {
             long wait = this.settings.pollInterval().toMillis();
             if (batch.nextDueInMillis() >= 0) {
                 wait = Math.min(wait, batch.nextDueInMillis());
             }
-            sleep(wait);
+            this.waiter.sleep(wait, this.scheduledSinceClaim::get);
         }
     }
 
-    private void handle(StoredTask task) {
+    /**
+     * Start no handler whose lease may have run out while it waited for a thread or for room: another consumer may
+     * have the task by then. Such a task goes back at once, its attempt not counted, rather than wait for its lease.
+     */
+    private void startOrGiveBack(StoredTask task, long startBy, long recordBy) {
+        try {
+            if (this.workers.awaitRoomToStart(startBy)) {
+                handle(task, recordBy);
+                return;
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            this.broker.giveBack(List.of(task));
+        }
+        catch (Throwable ex) {
+            logger.warn("Task " + task.taskId() + " did not start in time and could not be handed back; it will be "
+                    + "delivered again when its lease runs out", ex);
+        }
+    }
+
+    private void handle(StoredTask task, long recordBy) {
         Throwable failure = null;
         try {
             this.invoker.invoke(task.toDelayTask());
@@ -163,18 +186,25 @@ final class ListenerContainer implements Runnable {
         boolean handedOver = false;
         try {
             if (failure == null) {
-                this.acknowledger.add(task);
+                this.acknowledger.add(task, recordBy);
                 handedOver = true;
+            }
+            else if (this.workers.interruptedForShutdown()) {
+                // cut short by the shutdown rather than failed: the task is due again at once, its attempt not counted
+                this.broker.giveBack(List.of(task));
             }
             else {
                 if (!(failure instanceof RetryLaterException)) {
                     logger.warn("Task " + task.taskId() + " failed in " + this.endpoint.describe() + " (attempt "
-                            + task.attempts() + " of " + this.retryPolicy.maxAttempts() + ")", failure);
+                            + task.attempt() + " of " + this.retryPolicy.maxAttempts() + ")", failure);
                 }
-                this.broker.fail(task, failure, this.retryPolicy);
+                recordFailure(task, failure, recordBy);
             }
         }
-        catch (RuntimeException ex) {
+        catch (Throwable ex) {
+            if (ex instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             logger.error("Could not record the outcome of task " + task.taskId() + "; it will be delivered again "
                     + "when its lease runs out", ex);
         }
@@ -185,38 +215,27 @@ final class ListenerContainer implements Runnable {
         }
     }
 
-    private void wake() {
-        synchronized (this.signal) {
-            this.signal.notifyAll();
-        }
-    }
-
-    /** Sleep until the deadline, or until a task scheduled here since the last claim is due, or until stopped. */
-    private void sleep(long millis) throws InterruptedException {
-        if (millis <= 0) {
-            return;
-        }
-        synchronized (this.signal) {
-            long deadline = System.currentTimeMillis() + millis;
-            this.sleepingUntil = deadline;
+    /** Record a failed run, trying again while the database may come back and the lease allows. */
+    private void recordFailure(StoredTask task, Throwable failure, long recordBy) throws InterruptedException {
+        Backoff backoff = new Backoff();
+        while (true) {
             try {
-                while (this.running) {
-                    long remaining = Math.min(deadline, this.scheduledSinceClaim.get()) - System.currentTimeMillis();
-                    if (remaining <= 0) {
-                        return;
-                    }
-                    this.signal.wait(remaining);
-                }
+                this.broker.fail(task, failure, this.retryPolicy);
+                return;
             }
-            finally {
-                this.sleepingUntil = Long.MAX_VALUE;
+            catch (RuntimeException ex) {
+                long pause = backoff.nextMillis();
+                if (!Backoff.mayPass(ex) || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) > recordBy) {
+                    throw ex;
+                }
+                TimeUnit.MILLISECONDS.sleep(pause);
             }
         }
     }
 
     private void sleepQuietly(long millis) {
         try {
-            sleep(millis);
+            this.waiter.sleep(millis, () -> Long.MAX_VALUE);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

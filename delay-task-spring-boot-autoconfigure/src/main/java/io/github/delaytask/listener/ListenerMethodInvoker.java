@@ -3,8 +3,9 @@ package io.github.delaytask.listener;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.delaytask.DelayTask;
@@ -72,9 +73,14 @@ final class ListenerMethodInvoker {
         try {
             return this.objectMapper.readValue(parameters, this.jsonType);
         }
-        catch (IOException ex) {
-            throw new IOException("Cannot read the parameters of task " + task.getTaskId() + " as " + this.jsonType
-                    + ": " + new String(parameters, 0, Math.min(parameters.length, 200), StandardCharsets.UTF_8), ex);
+        catch (JsonProcessingException ex) {
+            // neither the parameters nor Jackson's message, which quotes them: they may hold personal data, and they
+            // end up in logs and in last_error
+            JsonLocation location = ex.getLocation();
+            throw new IllegalArgumentException("Cannot read the parameters of task " + task.getTaskId() + " ("
+                    + parameters.length + " bytes) as " + this.jsonType + ": " + ex.getClass().getSimpleName()
+                    + ((location != null) ? " at line " + location.getLineNr() + ", column " + location.getColumnNr()
+                            : ""));
         }
     }
 

@@ -1,6 +1,5 @@
 package io.github.delaytask.listener;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -42,6 +41,8 @@ final class WorkerPool {
 
     private final ThreadPoolExecutor executor;
 
+    private volatile boolean interrupted;
+
     /** Average handler time, in ms; racy updates are fine for an estimate. */
     private volatile double averageMillis;
 
@@ -52,8 +53,11 @@ final class WorkerPool {
         this.totalPermits = this.concurrency + this.prefetch;
         this.permits = new Semaphore(this.totalPermits);
         this.unrecorded = new Semaphore(this.totalPermits);
+        CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-worker-");
+        // a handler that ignores the interrupt at shutdown must not keep the JVM alive
+        threads.setDaemon(true);
         this.executor = new ThreadPoolExecutor(this.concurrency, this.concurrency, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), new CustomizableThreadFactory("delay-task-worker-"));
+                new LinkedBlockingQueue<>(), threads);
         this.executor.allowCoreThreadTimeOut(true);
     }
 
@@ -83,11 +87,12 @@ final class WorkerPool {
      * Wait, until {@code startBy} at most, for fewer than {@code concurrency + prefetch} handlers to be started and
      * not recorded, so that a crash makes at most that many tasks run twice, however far behind the batched
      * acknowledgements are.
+     * @param startBy the latest start, in nanos of {@link System#nanoTime()}
      * @return whether the handler may start; if so, {@link #recorded(int)} must follow
      */
     boolean awaitRoomToStart(long startBy) throws InterruptedException {
-        long wait = startBy - System.currentTimeMillis();
-        return wait > 0 && this.unrecorded.tryAcquire(wait, TimeUnit.MILLISECONDS);
+        long wait = startBy - System.nanoTime();
+        return wait > 0 && this.unrecorded.tryAcquire(wait, TimeUnit.NANOSECONDS);
     }
 
     /** The outcome of that many started handlers is recorded, or will not be. */
@@ -132,12 +137,28 @@ final class WorkerPool {
     }
 
     /**
-     * Let running handlers finish within the timeout.
+     * Let running handlers finish, until the deadline.
+     * @param deadline in nanos of {@link System#nanoTime()}
      * @return whether all finished
      */
-    boolean shutdown(Duration timeout) throws InterruptedException {
+    boolean shutdown(long deadline) throws InterruptedException {
         this.executor.shutdown();
-        return this.executor.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return this.executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Interrupt the handlers still running, and wait for them until the deadline.
+     * @param deadline in nanos of {@link System#nanoTime()}
+     */
+    void interrupt(long deadline) throws InterruptedException {
+        this.interrupted = true;
+        this.executor.shutdownNow();
+        this.executor.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether running handlers were interrupted because the application is stopping. */
+    boolean interruptedForShutdown() {
+        return this.interrupted;
     }
 
     private int inUse() {

@@ -11,7 +11,8 @@ import io.github.delaytask.redis.QueueId;
  * @param executeTime when it is due, epoch ms
  * @param parameters the raw parameters, or null
  * @param version the optimistic-lock version
- * @param attempts how many times it has been handed to a consumer
+ * @param attempts how many runs of its handler ended with a recorded outcome (a failure, as a task that succeeded
+ * leaves the table); a claim that never started its handler, or a run lost with its instance, does not count
  * @param leaseUntil while a consumer holds it, when its lease ends (epoch ms, Redis time); otherwise null
  */
 public record StoredTask(long taskId, int taskType, int priority, long executeTime, byte[] parameters, int version,
@@ -32,10 +33,15 @@ public record StoredTask(long taskId, int taskType, int priority, long executeTi
         return task;
     }
 
+    /** The number of the run a consumer that holds the task makes: the recorded runs before it, plus one. */
+    public int attempt() {
+        return this.attempts + 1;
+    }
+
     /** The same task after a successful claim. */
     public StoredTask claimed(long leaseUntil) {
         return new StoredTask(this.taskId, this.taskType, this.priority, this.executeTime, this.parameters,
-                this.version + 1, this.attempts + 1, leaseUntil);
+                this.version + 1, this.attempts, leaseUntil);
     }
 
 }

@@ -7,7 +7,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 
@@ -39,8 +41,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public class MybatisTaskStore implements TaskStore {
 
-    private static final String CLAIM = "UPDATE taskinfo SET version = version + 1, attempts = attempts + 1, "
-            + "lease_until = ? WHERE task_id = ? AND version = ?";
+    private static final String CLAIM = "UPDATE taskinfo SET version = version + 1, lease_until = ? "
+            + "WHERE task_id = ? AND version = ?";
 
     private static final String INSERT_TASK = "INSERT INTO taskinfo (task_id, task_type, priority, execute_time, "
             + "parameters, version, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, 0, ?)";
@@ -60,6 +62,9 @@ public class MybatisTaskStore implements TaskStore {
 
     private static final String LOG_EXECUTED = "UPDATE taskinfo_logs SET status = ?, attempts = ?, last_error = NULL, "
             + "version = version + 1 WHERE task_id = ?";
+
+    /** Most new tasks one statement stores; a larger batch takes several, in one transaction. */
+    static final int INSERT_CHUNK = 1000;
 
     /** Cancel and reschedule retry a few times when a concurrent change (not a claim) bumped the version. */
     private static final int CANCEL_ATTEMPTS = 3;
@@ -141,7 +146,7 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<Insertion> insertAll(List<NewTask> tasks) {
-        if (postgreSql() && tasks.stream().allMatch((task) -> task.bizKey() == null)) {
+        if (postgreSql() && tasks.size() <= INSERT_CHUNK && tasks.stream().allMatch((task) -> task.bizKey() == null)) {
             // one statement: it commits on its own, or joins the caller's transaction
             return insertPlain(tasks);
         }
@@ -178,6 +183,14 @@ public class MybatisTaskStore implements TaskStore {
      * statement for all.
      */
     private List<StoredTask> insertRows(List<NewTask> tasks) {
+        if (tasks.size() > INSERT_CHUNK) {
+            // a statement of a million rows would hold the database (and the driver's memory) for long
+            List<StoredTask> rows = new ArrayList<>(tasks.size());
+            for (int from = 0; from < tasks.size(); from += INSERT_CHUNK) {
+                rows.addAll(insertRows(tasks.subList(from, Math.min(tasks.size(), from + INSERT_CHUNK))));
+            }
+            return rows;
+        }
         if (tasks.isEmpty()) {
             return List.of();
         }
@@ -246,7 +259,8 @@ public class MybatisTaskStore implements TaskStore {
             row.setExecuteTime(executeTime);
             row.setParameters(log.getParameters());
             row.setBizKey(log.getBizKey());
-            row.setVersion(1);
+            // above every version the task had before, so that no consumer of an earlier run can finish this one
+            row.setVersion(log.getVersion() + 1);
             row.setAttempts(0);
             this.tasks.insert(row);
             return toStoredTask(row);
@@ -349,7 +363,7 @@ public class MybatisTaskStore implements TaskStore {
             if (deleted == 0) {
                 return false;
             }
-            updateLog(claimed.taskId(), status, claimed.attempts(), error);
+            updateLog(claimed.taskId(), status, claimed.attempt(), claimed.version(), error);
             return true;
         });
         return Boolean.TRUE.equals(finished);
@@ -360,12 +374,13 @@ public class MybatisTaskStore implements TaskStore {
         if (claimed.isEmpty()) {
             return List.of();
         }
+        List<StoredTask> distinct = latestClaims(claimed);
         if (postgreSql()) {
-            Set<Long> done = new HashSet<>(this.postgreSql.finishExecuted(claimed));
-            return claimed.stream().filter((task) -> done.contains(task.taskId())).toList();
+            Set<Long> done = new HashSet<>(this.postgreSql.finishExecuted(distinct));
+            return distinct.stream().filter((task) -> done.contains(task.taskId())).toList();
         }
         List<StoredTask> finished = this.transactions.execute((tx) -> {
-            int[][] counts = this.jdbc.batchUpdate(DELETE_CLAIMED, claimed, claimed.size(), (statement, task) -> {
+            int[][] counts = this.jdbc.batchUpdate(DELETE_CLAIMED, distinct, distinct.size(), (statement, task) -> {
                 statement.setLong(1, task.taskId());
                 statement.setInt(2, task.version());
             });
@@ -373,7 +388,7 @@ public class MybatisTaskStore implements TaskStore {
             int i = 0;
             for (int[] batch : counts) {
                 for (int count : batch) {
-                    StoredTask task = claimed.get(i++);
+                    StoredTask task = distinct.get(i++);
                     if (count == 1) {
                         deleted.add(task);
                     }
@@ -385,7 +400,7 @@ public class MybatisTaskStore implements TaskStore {
             }
             this.jdbc.batchUpdate(LOG_EXECUTED, deleted, deleted.size(), (statement, task) -> {
                 statement.setInt(1, TaskStatus.EXECUTED.code());
-                statement.setInt(2, task.attempts());
+                statement.setInt(2, task.attempt());
                 statement.setLong(3, task.taskId());
             });
             return deleted;
@@ -393,11 +408,22 @@ public class MybatisTaskStore implements TaskStore {
         return (finished != null) ? finished : List.of();
     }
 
+    /**
+     * One claim per task: a task can be in a batch twice when its lease ran out while its handler ran and this
+     * instance claimed it again. Only the later claim can still finish it.
+     */
+    private static List<StoredTask> latestClaims(List<StoredTask> claimed) {
+        Map<Long, StoredTask> latest = new LinkedHashMap<>();
+        for (StoredTask task : claimed) {
+            latest.merge(task.taskId(), task, (a, b) -> (a.version() >= b.version()) ? a : b);
+        }
+        return (latest.size() == claimed.size()) ? claimed : new ArrayList<>(latest.values());
+    }
+
     @Override
     public boolean unclaim(StoredTask claimed) {
         TaskInfo change = new TaskInfo();
         change.setVersion(claimed.version());
-        change.setAttempts(claimed.attempts() - 1);
         return this.tasks.update(change,
                 Wrappers.<TaskInfo>update().eq("task_id", claimed.taskId()).set("lease_until", null)) == 1;
     }
@@ -408,13 +434,14 @@ public class MybatisTaskStore implements TaskStore {
             TaskInfo change = new TaskInfo();
             change.setVersion(claimed.version());
             change.setExecuteTime(executeTime);
+            change.setAttempts(claimed.attempt());
             int updated = this.tasks.update(change,
                     Wrappers.<TaskInfo>update().eq("task_id", claimed.taskId()).set("lease_until", null));
             if (updated == 0) {
                 return false;
             }
             this.logs.update(null, Wrappers.<TaskInfoLog>update()
-                .set("attempts", claimed.attempts())
+                .set("attempts", claimed.attempt())
                 .set("last_error", error)
                 .set("execute_time", executeTime)
                 .setSql("version = version + 1")
@@ -439,7 +466,7 @@ public class MybatisTaskStore implements TaskStore {
                 if (deleted == 0) {
                     return false;
                 }
-                updateLog(taskId, TaskStatus.CANCELLED, row.attempts(), null);
+                updateLog(taskId, TaskStatus.CANCELLED, row.attempts(), row.version(), null);
                 return true;
             });
             if (Boolean.TRUE.equals(cancelled)) {
@@ -463,12 +490,17 @@ public class MybatisTaskStore implements TaskStore {
         return this.clock.currentTimeMillis();
     }
 
-    private void updateLog(long taskId, TaskStatus status, Integer attempts, String error) {
+    /**
+     * The final status of a task that leaves {@code taskinfo}. The log's version ends above every version the task's
+     * row had, so that a requeued task starts above them too: an old consumer's acknowledgement can never match a
+     * claim of the requeued task.
+     */
+    private void updateLog(long taskId, TaskStatus status, int attempts, int taskVersion, String error) {
         this.logs.update(null, Wrappers.<TaskInfoLog>update()
             .set("status", status.code())
-            .set("attempts", (attempts != null) ? attempts : 0)
+            .set("attempts", attempts)
             .set("last_error", error)
-            .setSql("version = version + 1")
+            .setSql("version = GREATEST(version, " + taskVersion + ") + 1")
             .eq("task_id", taskId));
     }
 

@@ -35,7 +35,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 final class PostgreSqlStatements {
 
     // PostgreSQL re-checks the WHERE clause of a row it had to wait for, so two claims of one task cannot both win
-    private static final String CLAIM_DUE = "UPDATE taskinfo SET version = version + 1, attempts = attempts + 1, "
+    private static final String CLAIM_DUE = "UPDATE taskinfo SET version = version + 1, "
             + "lease_until = ? WHERE task_id = ANY (?) AND execute_time <= ? AND (lease_until IS NULL "
             + "OR lease_until <= ?) RETURNING task_id, task_type, priority, execute_time, parameters, version, "
             + "attempts, lease_until";
@@ -90,7 +90,7 @@ final class PostgreSqlStatements {
         for (int i = 0; i < ids.length; i++) {
             ids[i] = claimed.get(i).taskId();
             versions[i] = claimed.get(i).version();
-            attempts[i] = claimed.get(i).attempts();
+            attempts[i] = claimed.get(i).attempt();
         }
         return this.jdbc.query((connection) -> {
             PreparedStatement statement = prepare(connection, FINISH_EXECUTED);

@@ -1,0 +1,308 @@
+package io.github.delaytask.core;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.store.StoredTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Hands what the database committed to Redis on a thread of its own, so that no caller waits longer than a bound
+ * of the starter's own, whatever the application's Redis command timeout: the commit is what makes a task durable,
+ * and the reload job brings in whatever Redis never heard of.
+ * <p>
+ * A caller waits until its write is done or the bound has passed, and not at all while Redis seems out of reach (a
+ * write under way for longer than the bound, or the last one failed). Writes that failed are tried again, oldest
+ * first, once a second, until Redis takes them; new tasks beyond {@value #MAX_PENDING} waiting are left to the
+ * reload job. Writes made while others wait share their round trips: the new tasks of one queue go in one
+ * {@code ZADD} (of at most {@value #CHUNK} ids, so that Redis is never blocked for long).
+ */
+final class RedisHandOff {
+
+    private static final Log logger = LogFactory.getLog(RedisHandOff.class);
+
+    static final int MAX_PENDING = 1_000_000;
+
+    static final int CHUNK = 1000;
+
+    private static final long RETRY_PAUSE_MILLIS = 1000;
+
+    private final TaskQueues queues;
+
+    private final TaskBroker broker;
+
+    private final long timeoutNanos;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Condition changed = this.lock.newCondition();
+
+    private final Deque<Write> pending = new ArrayDeque<>();
+
+    /** Tasks of the new-task writes waiting, guarded by the lock. */
+    private int pendingTasks;
+
+    /** When the round under way began, in nanos of {@link System#nanoTime()}; 0 while none is. */
+    private volatile long roundStartedAt;
+
+    /** Whether the last round failed: Redis is out of reach until one succeeds. */
+    private volatile boolean failing;
+
+    private boolean closed;
+
+    private Thread thread;
+
+    RedisHandOff(TaskQueues queues, TaskBroker broker, Duration timeout) {
+        this.queues = queues;
+        this.broker = broker;
+        this.timeoutNanos = timeout.toNanos();
+    }
+
+    /** Put new tasks into their queues' future sets, and wake the pollers of this instance that sleep past them. */
+    void add(List<StoredTask> tasks) {
+        if (!tasks.isEmpty()) {
+            submit(new NewTasks(tasks));
+        }
+    }
+
+    /** Make a task that exists already due at its execute time (a reschedule, a requeue). */
+    void schedule(StoredTask task) {
+        submit(new Other(() -> {
+            this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
+            this.broker.scheduled(task.queue(), task.executeTime());
+        }));
+    }
+
+    /** Drop a task from its queue's future and ready sets (a cancel, a move beyond the window). */
+    void remove(StoredTask task) {
+        submit(new Other(() -> this.queues.remove(task.queue(), task.taskId())));
+    }
+
+    /** Try what is waiting for up to the bound, then stop the thread; what is left goes to the reload job. */
+    void close() {
+        Thread running;
+        this.lock.lock();
+        try {
+            this.closed = true;
+            this.changed.signalAll();
+            running = this.thread;
+        }
+        finally {
+            this.lock.unlock();
+        }
+        if (running != null) {
+            try {
+                running.join(TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos) + 1);
+                running.interrupt();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void submit(Write write) {
+        this.lock.lock();
+        try {
+            if (this.closed) {
+                return;
+            }
+            if (write instanceof NewTasks news) {
+                if (this.pendingTasks + news.tasks.size() > MAX_PENDING) {
+                    logger.warn(news.tasks.size() + " task(s) are stored, but more than " + MAX_PENDING + " wait for "
+                            + "Redis already; the reload job will bring them in");
+                    return;
+                }
+                this.pendingTasks += news.tasks.size();
+            }
+            this.pending.add(write);
+            startIfNeeded();
+            this.changed.signalAll();
+        }
+        finally {
+            this.lock.unlock();
+        }
+        if (!redisSeemsOutOfReach()) {
+            try {
+                write.done.await(this.timeoutNanos, TimeUnit.NANOSECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private boolean redisSeemsOutOfReach() {
+        long startedAt = this.roundStartedAt;
+        return this.failing || (startedAt != 0 && System.nanoTime() - startedAt > this.timeoutNanos);
+    }
+
+    private void startIfNeeded() {
+        if (this.thread == null) {
+            // started on first use, never in the constructor; a daemon, as the reload job covers what it leaves
+            this.thread = new Thread(this::run, "delay-task-redis-hand-off");
+            this.thread.setDaemon(true);
+            this.thread.start();
+        }
+    }
+
+    private void run() {
+        while (true) {
+            List<Write> round = nextRound();
+            if (round == null) {
+                return;
+            }
+            try {
+                write(round);
+                this.failing = false;
+                finish(round);
+            }
+            catch (Throwable ex) {
+                if (!this.failing) {
+                    logger.warn("Redis could not take what the database stored; trying again every "
+                            + RETRY_PAUSE_MILLIS + " ms (the reload job also brings stored tasks in)", ex);
+                }
+                this.failing = true;
+                retryLater(round);
+            }
+            finally {
+                this.roundStartedAt = 0;
+            }
+        }
+    }
+
+    /** Everything waiting, oldest first; null once closed and nothing is left to try in time. */
+    private List<Write> nextRound() {
+        this.lock.lock();
+        try {
+            while (this.pending.isEmpty() && !this.closed) {
+                this.changed.awaitUninterruptibly();
+            }
+            if (this.pending.isEmpty() || (this.closed && this.failing)) {
+                return null;
+            }
+            List<Write> round = new ArrayList<>(this.pending);
+            this.pending.clear();
+            this.roundStartedAt = System.nanoTime();
+            return round;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** New tasks first, one ZADD per queue and chunk; then the other writes in their order. */
+    private void write(List<Write> round) {
+        Map<QueueId, Map<Long, Long>> news = new LinkedHashMap<>();
+        for (Write write : round) {
+            if (write instanceof NewTasks add) {
+                for (StoredTask task : add.tasks) {
+                    news.computeIfAbsent(task.queue(), (queue) -> new LinkedHashMap<>())
+                        .put(task.taskId(), task.executeTime());
+                }
+            }
+        }
+        news.forEach(this::addInChunks);
+        for (Write write : round) {
+            if (write instanceof Other other) {
+                other.action.run();
+            }
+        }
+    }
+
+    private void addInChunks(QueueId queue, Map<Long, Long> executeTimes) {
+        Map<Long, Long> chunk = new LinkedHashMap<>();
+        long earliest = Long.MAX_VALUE;
+        Iterator<Map.Entry<Long, Long>> entries = executeTimes.entrySet().iterator();
+        while (entries.hasNext()) {
+            Map.Entry<Long, Long> entry = entries.next();
+            chunk.put(entry.getKey(), entry.getValue());
+            earliest = Math.min(earliest, entry.getValue());
+            if (chunk.size() == CHUNK || !entries.hasNext()) {
+                this.queues.add(queue, chunk);
+                chunk = new LinkedHashMap<>();
+            }
+        }
+        this.broker.scheduled(queue, earliest);
+    }
+
+    private void finish(List<Write> round) {
+        int tasks = 0;
+        for (Write write : round) {
+            if (write instanceof NewTasks news) {
+                tasks += news.tasks.size();
+            }
+            write.done.countDown();
+        }
+        this.lock.lock();
+        try {
+            this.pendingTasks -= tasks;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Put a failed round back ahead of what came since, and pause; every write is safe to repeat. */
+    private void retryLater(List<Write> round) {
+        this.lock.lock();
+        try {
+            for (int i = round.size() - 1; i >= 0; i--) {
+                this.pending.addFirst(round.get(i));
+            }
+            // new writes do not cut the pause short: a Redis that fails at once must not be tried at the rate of adds
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS);
+            long remaining;
+            while (!this.closed && (remaining = until - System.nanoTime()) > 0) {
+                this.changed.awaitNanos(remaining);
+            }
+        }
+        catch (InterruptedException ex) {
+            this.closed = true;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** One caller's writes, done when Redis has them. */
+    private abstract static class Write {
+
+        final CountDownLatch done = new CountDownLatch(1);
+
+    }
+
+    private static final class NewTasks extends Write {
+
+        private final List<StoredTask> tasks;
+
+        NewTasks(List<StoredTask> tasks) {
+            this.tasks = tasks;
+        }
+
+    }
+
+    private static final class Other extends Write {
+
+        private final Runnable action;
+
+        Other(Runnable action) {
+            this.action = action;
+        }
+
+    }
+
+}
