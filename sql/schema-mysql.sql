@@ -1,5 +1,8 @@
--- delay-task schema for MySQL 8 and MariaDB 10.5+. Safe to run again: it creates only what is missing.
+-- delay-task schema for MySQL 8 and MariaDB 10.6+. Safe to run again: it creates only what is missing.
 -- Times are epoch milliseconds (BIGINT), so no time zone of the JVM, the driver or the session can shift them.
+-- Business keys are bytes (the UTF-8 of up to 191 characters): a key compares exactly, where a text column takes the
+-- table's collation, under which 'order:AbC' = 'order:abc', 'k' = 'k ' and 'cafe' = 'café'; no collation is exact
+-- on both MySQL 8 and MariaDB (utf8mb4_bin ignores trailing spaces on both).
 
 -- Tasks not finished yet: what the reload job reads and the dispatcher claims.
 CREATE TABLE IF NOT EXISTS taskinfo (
@@ -9,9 +12,9 @@ CREATE TABLE IF NOT EXISTS taskinfo (
     execute_time BIGINT      NOT NULL COMMENT 'due time, epoch ms',
     parameters   MEDIUMBLOB  NULL,
     version      INT         NOT NULL DEFAULT 1 COMMENT 'optimistic lock',
-    attempts     INT         NOT NULL DEFAULT 0 COMMENT 'times handed to a consumer',
+    attempts     INT         NOT NULL DEFAULT 0 COMMENT 'runs of its handler that failed',
     lease_until  BIGINT      NULL COMMENT 'while a consumer holds the task: end of its lease, epoch ms',
-    biz_key      VARCHAR(191) NULL COMMENT 'business key, unique among live tasks',
+    biz_key      VARBINARY(764) NULL COMMENT 'business key, unique among live tasks; compared byte for byte',
     PRIMARY KEY (task_id),
     KEY idx_taskinfo_execute_time (execute_time, task_id),
     UNIQUE KEY uk_taskinfo_biz_key (biz_key)
@@ -28,7 +31,7 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
     status       INT           NOT NULL DEFAULT 0,
     attempts     INT           NOT NULL DEFAULT 0,
     last_error   VARCHAR(2000) NULL,
-    biz_key      VARCHAR(191)  NULL,
+    biz_key      VARBINARY(764) NULL,
     PRIMARY KEY (task_id),
     KEY idx_taskinfo_logs_status (status, task_id),
     KEY idx_taskinfo_logs_biz_key (biz_key)

@@ -5,6 +5,7 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -63,6 +66,8 @@ public abstract class AbstractTaskOutcomeTests {
     static final int BLOCKING = 43;
 
     static final int SLOW = 44;
+
+    static final int COUNTED = 45;
 
     static final int NO_LISTENER = 49;
 
@@ -180,6 +185,41 @@ public abstract class AbstractTaskOutcomeTests {
                 c.release.countDown();
                 await().atMost(Duration.ofSeconds(10)).until(() -> status(third, id) == TaskStatus.EXECUTED);
             });
+        });
+    }
+
+    @Test
+    void aTaskLockedByALongBusinessTransactionIsSkippedSoThatTheOthersOfItsClaimRunMeanwhile() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            List<DelayTask> tasks = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                tasks.add(DelayTask.builder(COUNTED).delay(Duration.ofMillis(500)).build());
+            }
+            List<Long> ids = service.addTasks(tasks);
+            CountDownLatch cancelled = new CountDownLatch(1);
+            CountDownLatch commit = new CountDownLatch(1);
+            TransactionTemplate transaction = new TransactionTemplate(
+                    context.getBean(PlatformTransactionManager.class));
+            CompletableFuture<Boolean> business = CompletableFuture.supplyAsync(() -> transaction.execute((status) -> {
+                boolean done = service.cancelTask(ids.get(0));
+                cancelled.countDown();
+                try {
+                    // the rest of a long business transaction, holding the cancelled task's row
+                    return done && commit.await(30, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            }));
+            assertThat(cancelled.await(10, TimeUnit.SECONDS)).isTrue();
+            await().atMost(Duration.ofSeconds(5))
+                .until(() -> listeners.countedRuns.containsAll(ids.subList(1, ids.size())));
+            commit.countDown();
+            assertThat(business.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(status(context, ids.get(0))).isEqualTo(TaskStatus.CANCELLED);
+            assertThat(listeners.countedRuns).doesNotContain(ids.get(0));
         });
     }
 
@@ -337,6 +377,13 @@ public abstract class AbstractTaskOutcomeTests {
         @DelayTaskListener(taskType = JSON, maxAttempts = 3)
         void json(Order order) {
             this.jsonRuns.incrementAndGet();
+        }
+
+        final List<Long> countedRuns = new CopyOnWriteArrayList<>();
+
+        @DelayTaskListener(taskType = COUNTED)
+        void counted(DelayTask task) {
+            this.countedRuns.add(task.getTaskId());
         }
 
         @DelayTaskListener(taskType = SLOW)

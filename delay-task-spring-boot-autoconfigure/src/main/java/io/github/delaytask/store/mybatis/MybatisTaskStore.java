@@ -1,8 +1,5 @@
 package io.github.delaytask.store.mybatis;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,8 +19,6 @@ import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 
 import org.springframework.dao.DuplicateKeyException;
-import org.springframework.jdbc.core.BatchPreparedStatementSetter;
-import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -34,34 +29,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>
  * Every change is version-checked. Releases, reschedules and requeues go through the {@code @Version} optimistic
  * lock of MyBatis-Plus; deletes state the version themselves, since MyBatis-Plus checks it on updates only. The hot
- * paths (adds, claims, acknowledgements) are plain JDBC with the same checks: batches in one transaction, or one
- * statement each on PostgreSQL ({@link PostgreSqlStatements}). Every change of two rows runs in one transaction,
+ * paths (adds, claims, acknowledgements) are plain JDBC with the same checks, in the statements of the database at
+ * hand ({@link DatabaseStatements}). Every change of two rows runs in one transaction,
  * joining the caller's; reads that may follow a JDBC write in one transaction are JDBC too, as the session cache of
  * MyBatis would not see that write.
  */
 public class MybatisTaskStore implements TaskStore {
-
-    private static final String CLAIM = "UPDATE taskinfo SET version = version + 1, lease_until = ? "
-            + "WHERE task_id = ? AND version = ?";
-
-    private static final String INSERT_TASK = "INSERT INTO taskinfo (task_id, task_type, priority, execute_time, "
-            + "parameters, version, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, 0, ?)";
-
-    private static final String INSERT_LOG = "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, "
-            + "parameters, version, status, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?)";
-
-    private static final String LIVE_COLUMNS = "task_id, task_type, priority, execute_time, parameters, version, "
-            + "attempts, lease_until";
-
-    // PostgreSQL reads a row comparison in index order; MySQL and MariaDB range-scan this OR form instead
-    private static final String FIND_DUE = "SELECT task_id, task_type, priority, execute_time, NULL, version, "
-            + "attempts, lease_until FROM taskinfo WHERE execute_time <= ? AND (execute_time > ? "
-            + "OR (execute_time = ? AND task_id > ?)) ORDER BY execute_time, task_id LIMIT ?";
-
-    private static final String DELETE_CLAIMED = "DELETE FROM taskinfo WHERE task_id = ? AND version = ?";
-
-    private static final String LOG_EXECUTED = "UPDATE taskinfo_logs SET status = ?, attempts = ?, last_error = NULL, "
-            + "version = version + 1 WHERE task_id = ?";
 
     /** Most new tasks one statement stores; a larger batch takes several, in one transaction. */
     static final int INSERT_CHUNK = 1000;
@@ -77,16 +50,12 @@ public class MybatisTaskStore implements TaskStore {
 
     private final TransactionTemplate nestedTransactions;
 
-    private final DatabaseClock clock;
-
     private final JdbcTemplate jdbc;
 
     private final IdentifierGenerator ids;
 
-    /** Created only on PostgreSQL, whose driver is optional. */
-    private volatile PostgreSqlStatements postgreSql;
-
-    private volatile Dialect dialect;
+    /** Chosen on first use, not in the constructor, which must not reach the database. */
+    private volatile DatabaseStatements statements;
 
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
             JdbcTemplate jdbc, IdentifierGenerator ids) {
@@ -95,27 +64,17 @@ public class MybatisTaskStore implements TaskStore {
         this.transactions = transactions;
         this.nestedTransactions = new TransactionTemplate(transactions.getTransactionManager());
         this.nestedTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
-        this.clock = new DatabaseClock(jdbc, this::dialect);
         this.jdbc = jdbc;
         this.ids = ids;
     }
 
-    private Dialect dialect() {
-        Dialect resolved = this.dialect;
-        if (resolved == null) {
-            resolved = Dialect.of(this.jdbc.execute((ConnectionCallback<String>) (connection) -> connection
-                .getMetaData()
-                .getDatabaseProductName()));
-            if (resolved == Dialect.POSTGRESQL) {
-                this.postgreSql = new PostgreSqlStatements(this.jdbc, this.transactions.getTransactionManager());
-            }
-            this.dialect = resolved;
+    private DatabaseStatements statements() {
+        DatabaseStatements chosen = this.statements;
+        if (chosen == null) {
+            chosen = DatabaseStatements.detect(this.jdbc, this.transactions.getTransactionManager());
+            this.statements = chosen;
         }
-        return resolved;
-    }
-
-    private boolean postgreSql() {
-        return dialect() == Dialect.POSTGRESQL;
+        return chosen;
     }
 
     @Override
@@ -132,7 +91,8 @@ public class MybatisTaskStore implements TaskStore {
             return created(this.nestedTransactions.execute((status) -> insertRows(task)));
         }
         catch (DuplicateKeyException ex) {
-            existing = findLiveIdByBizKey(task.bizKey());
+            // the winner has committed by now (the insert waited for it); a plain read may not see it yet
+            existing = statements().findCommittedIdByBizKey(task.bizKey());
             if (existing != null) {
                 return new Insertion(existing, null);
             }
@@ -146,7 +106,8 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<Insertion> insertAll(List<NewTask> tasks) {
-        if (postgreSql() && tasks.size() <= INSERT_CHUNK && tasks.stream().allMatch((task) -> task.bizKey() == null)) {
+        if (statements().insertsInOneStatement() && tasks.size() <= INSERT_CHUNK
+                && tasks.stream().allMatch((task) -> task.bizKey() == null)) {
             // one statement: it commits on its own, or joins the caller's transaction
             return insertPlain(tasks);
         }
@@ -179,8 +140,7 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     /**
-     * Both rows of each task, under its own id or a new one: a JDBC batch per table or, on PostgreSQL, one
-     * statement for all.
+     * Both rows of each task, under its own id or a new one.
      */
     private List<StoredTask> insertRows(List<NewTask> tasks) {
         if (tasks.size() > INSERT_CHUNK) {
@@ -199,12 +159,7 @@ public class MybatisTaskStore implements TaskStore {
             rows.add(new StoredTask(idOf(task), task.taskType(), task.priority(), task.executeTime(),
                     task.parameters(), 1, 0, null));
         }
-        if (postgreSql()) {
-            this.postgreSql.insertAll(rows, tasks);
-            return rows;
-        }
-        this.jdbc.batchUpdate(INSERT_TASK, new RowsSetter(rows, tasks, false));
-        this.jdbc.batchUpdate(INSERT_LOG, new RowsSetter(rows, tasks, true));
+        statements().insertAll(rows, tasks);
         return rows;
     }
 
@@ -302,9 +257,10 @@ public class MybatisTaskStore implements TaskStore {
         if (taskIds.isEmpty()) {
             return List.of();
         }
-        StringJoiner in = new StringJoiner(", ", "SELECT " + LIVE_COLUMNS + " FROM taskinfo WHERE task_id IN (", ")");
+        StringJoiner in = new StringJoiner(", ",
+                "SELECT " + DatabaseStatements.LIVE_COLUMNS + " FROM taskinfo WHERE task_id IN (", ")");
         taskIds.forEach((id) -> in.add("?"));
-        return this.jdbc.query(in.toString(), MybatisTaskStore::storedTask, taskIds.toArray());
+        return this.jdbc.query(in.toString(), DatabaseStatements::storedTask, taskIds.toArray());
     }
 
     private StoredTask findLive(long taskId) {
@@ -314,44 +270,7 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
-        if (taskIds.isEmpty()) {
-            return List.of();
-        }
-        if (postgreSql()) {
-            return this.postgreSql.claimDue(taskIds, now, leaseUntil);
-        }
-        List<StoredTask> candidates = new ArrayList<>(taskIds.size());
-        for (StoredTask task : findLive(taskIds)) {
-            if (!task.leasedAt(now) && task.executeTime() <= now) {
-                candidates.add(task);
-            }
-        }
-        return candidates.isEmpty() ? List.of() : claimAll(candidates, leaseUntil);
-    }
-
-    /** Each task only if nobody changed it since it was read: one JDBC batch in one transaction. */
-    private List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil) {
-        int[][] counts = this.transactions.execute((tx) -> this.jdbc.batchUpdate(CLAIM, tasks, tasks.size(),
-                (statement, task) -> {
-                    statement.setLong(1, leaseUntil);
-                    statement.setLong(2, task.taskId());
-                    statement.setInt(3, task.version());
-                }));
-        List<StoredTask> won = new ArrayList<>(tasks.size());
-        int i = 0;
-        for (int[] batch : counts) {
-            for (int count : batch) {
-                StoredTask task = tasks.get(i++);
-                if (count == 1) {
-                    won.add(task.claimed(leaseUntil));
-                }
-                else if (count != 0) {
-                    throw new IllegalStateException("The JDBC driver did not report the rows a batched update "
-                            + "changed (" + count + "); turn off rewriting of batched statements");
-                }
-            }
-        }
-        return won;
+        return taskIds.isEmpty() ? List.of() : statements().claimDue(taskIds, now, leaseUntil);
     }
 
     @Override
@@ -375,37 +294,8 @@ public class MybatisTaskStore implements TaskStore {
             return List.of();
         }
         List<StoredTask> distinct = latestClaims(claimed);
-        if (postgreSql()) {
-            Set<Long> done = new HashSet<>(this.postgreSql.finishExecuted(distinct));
-            return distinct.stream().filter((task) -> done.contains(task.taskId())).toList();
-        }
-        List<StoredTask> finished = this.transactions.execute((tx) -> {
-            int[][] counts = this.jdbc.batchUpdate(DELETE_CLAIMED, distinct, distinct.size(), (statement, task) -> {
-                statement.setLong(1, task.taskId());
-                statement.setInt(2, task.version());
-            });
-            List<StoredTask> deleted = new ArrayList<>(claimed.size());
-            int i = 0;
-            for (int[] batch : counts) {
-                for (int count : batch) {
-                    StoredTask task = distinct.get(i++);
-                    if (count == 1) {
-                        deleted.add(task);
-                    }
-                    else if (count != 0) {
-                        throw new IllegalStateException("The JDBC driver did not report the rows a batched delete "
-                                + "changed (" + count + "); turn off rewriting of batched statements");
-                    }
-                }
-            }
-            this.jdbc.batchUpdate(LOG_EXECUTED, deleted, deleted.size(), (statement, task) -> {
-                statement.setInt(1, TaskStatus.EXECUTED.code());
-                statement.setInt(2, task.attempt());
-                statement.setLong(3, task.taskId());
-            });
-            return deleted;
-        });
-        return (finished != null) ? finished : List.of();
+        Set<Long> done = new HashSet<>(statements().finishExecuted(distinct));
+        return distinct.stream().filter((task) -> done.contains(task.taskId())).toList();
     }
 
     /**
@@ -478,16 +368,12 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit) {
-        if (postgreSql()) {
-            return this.postgreSql.findDue(horizon, afterExecuteTime, afterTaskId, limit);
-        }
-        return this.jdbc.query(FIND_DUE, MybatisTaskStore::storedTask, horizon, afterExecuteTime, afterExecuteTime,
-                afterTaskId, limit);
+        return statements().findDue(horizon, afterExecuteTime, afterTaskId, limit);
     }
 
     @Override
     public long currentTimeMillis() {
-        return this.clock.currentTimeMillis();
+        return statements().currentTimeMillis();
     }
 
     /**
@@ -513,40 +399,6 @@ public class MybatisTaskStore implements TaskStore {
 
     private long idOf(NewTask task) {
         return (task.taskId() != null) ? task.taskId() : this.ids.nextId(null).longValue();
-    }
-
-    /** Binds the rows of new tasks to {@link #INSERT_TASK} or, with the status, to {@link #INSERT_LOG}. */
-    private record RowsSetter(List<StoredTask> rows, List<NewTask> tasks, boolean log)
-            implements BatchPreparedStatementSetter {
-
-        @Override
-        public void setValues(PreparedStatement statement, int i) throws SQLException {
-            StoredTask row = this.rows.get(i);
-            statement.setLong(1, row.taskId());
-            statement.setInt(2, row.taskType());
-            statement.setInt(3, row.priority());
-            statement.setLong(4, row.executeTime());
-            statement.setBytes(5, row.parameters());
-            int next = 6;
-            if (this.log) {
-                statement.setInt(next++, TaskStatus.SCHEDULED.code());
-            }
-            statement.setString(next, this.tasks.get(i).bizKey());
-        }
-
-        @Override
-        public int getBatchSize() {
-            return this.rows.size();
-        }
-
-    }
-
-    /** Maps the columns of {@link #LIVE_COLUMNS}, in that order. */
-    static StoredTask storedTask(ResultSet row, int number) throws SQLException {
-        long leaseUntil = row.getLong(8);
-        Long lease = row.wasNull() ? null : leaseUntil;
-        return new StoredTask(row.getLong(1), row.getInt(2), row.getInt(3), row.getLong(4), row.getBytes(5),
-                row.getInt(6), row.getInt(7), lease);
     }
 
     private static StoredTask toStoredTask(TaskInfo row) {

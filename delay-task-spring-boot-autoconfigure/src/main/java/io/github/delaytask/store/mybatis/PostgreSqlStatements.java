@@ -19,7 +19,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The hot paths of PostgreSQL, one statement each. A statement outside a transaction commits on its own, so each
+ * The statements of PostgreSQL 12 or later: the hot paths one statement each, from arrays. A statement outside a transaction commits on its own, so each
  * costs one round trip where the portable form costs three or four (begin, statements, commit): what makes the
  * difference between a few thousand and ten thousand tasks a second on a small machine.
  * <p>
@@ -27,18 +27,18 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code taskinfo} empties and refills all the time, and a plan cached while it was small (sequential scans, nested
  * loops over them) would be kept, per connection, until the next ANALYZE, making every claim and acknowledgement read
  * the whole table. The insert reads none, so its plan is cached as usual.
- * <p>
- * Each statement keeps the guarantees of the portable form: a claim takes only tasks that are due and that no
- * consumer holds, and bumps the version, so a concurrent cancel (which checks the version) and a claim have exactly
- * one winner; a finish deletes only the version its claim produced.
  */
-final class PostgreSqlStatements {
+final class PostgreSqlStatements implements DatabaseStatements {
 
-    // PostgreSQL re-checks the WHERE clause of a row it had to wait for, so two claims of one task cannot both win
-    private static final String CLAIM_DUE = "UPDATE taskinfo SET version = version + 1, "
-            + "lease_until = ? WHERE task_id = ANY (?) AND execute_time <= ? AND (lease_until IS NULL "
-            + "OR lease_until <= ?) RETURNING task_id, task_type, priority, execute_time, parameters, version, "
-            + "attempts, lease_until";
+    // the rows are locked by the subquery, skipping those another transaction holds (a cancel in a long business
+    // transaction): a claim never waits, and two claims of one task cannot both win
+    private static final String CLAIM_DUE = "UPDATE taskinfo t SET version = t.version + 1, lease_until = ? "
+            + "FROM (SELECT task_id FROM taskinfo WHERE task_id = ANY (?) AND execute_time <= ? "
+            + "AND (lease_until IS NULL OR lease_until <= ?) FOR UPDATE SKIP LOCKED) c WHERE t.task_id = c.task_id "
+            + "RETURNING t.task_id, t.task_type, t.priority, t.execute_time, t.parameters, t.version, t.attempts, "
+            + "t.lease_until";
+
+    private static final String CLOCK = "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
 
     // no join whose size the planner has to guess: on a table never analyzed it guesses one row, and a nested loop
     // over a sequential scan then reads the whole log table once per task
@@ -71,7 +71,13 @@ final class PostgreSqlStatements {
         this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
     }
 
-    List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
+    @Override
+    public boolean insertsInOneStatement() {
+        return true;
+    }
+
+    @Override
+    public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
         return this.jdbc.query((connection) -> {
             PreparedStatement statement = prepare(connection, CLAIM_DUE);
             statement.setLong(1, leaseUntil);
@@ -79,11 +85,11 @@ final class PostgreSqlStatements {
             statement.setLong(3, now);
             statement.setLong(4, now);
             return statement;
-        }, MybatisTaskStore::storedTask);
+        }, DatabaseStatements::storedTask);
     }
 
-    /** @return the ids of the tasks finished */
-    List<Long> finishExecuted(List<StoredTask> claimed) {
+    @Override
+    public List<Long> finishExecuted(List<StoredTask> claimed) {
         Long[] ids = new Long[claimed.size()];
         Integer[] versions = new Integer[claimed.size()];
         Integer[] attempts = new Integer[claimed.size()];
@@ -108,10 +114,9 @@ final class PostgreSqlStatements {
     /**
      * Both rows of new tasks, from arrays: one statement whatever the number, where a JDBC batch costs the server a
      * statement per row and table. It commits on its own unless the caller has a transaction.
-     * @param tasks the rows to store
-     * @param newTasks the same tasks as asked for, for their business keys
      */
-    void insertAll(List<StoredTask> tasks, List<NewTask> newTasks) {
+    @Override
+    public void insertAll(List<StoredTask> tasks, List<NewTask> newTasks) {
         int size = tasks.size();
         String[] bizKeys = new String[size];
         Long[] ids = new Long[size];
@@ -149,7 +154,8 @@ final class PostgreSqlStatements {
      * table and sort it, for every page; sorting is ruled out for this statement alone, in a transaction of its own
      * so that the setting ends with it.
      */
-    List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit) {
+    @Override
+    public List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit) {
         return this.ownTransaction.execute((status) -> {
             this.jdbc.execute("SET LOCAL enable_sort = off");
             return this.jdbc.query((connection) -> {
@@ -159,8 +165,24 @@ final class PostgreSqlStatements {
                 statement.setLong(3, afterTaskId);
                 statement.setInt(4, limit);
                 return statement;
-            }, MybatisTaskStore::storedTask);
+            }, DatabaseStatements::storedTask);
         });
+    }
+
+    @Override
+    public Long findCommittedIdByBizKey(String bizKey) {
+        // READ COMMITTED, PostgreSQL's default: each statement sees what was committed before it
+        List<Long> ids = this.jdbc.queryForList("SELECT task_id FROM taskinfo WHERE biz_key = ?", Long.class, bizKey);
+        return ids.isEmpty() ? null : ids.get(0);
+    }
+
+    @Override
+    public long currentTimeMillis() {
+        Long millis = this.jdbc.queryForObject(CLOCK, Long.class);
+        if (millis == null) {
+            throw new IllegalStateException("The database returned no time for: " + CLOCK);
+        }
+        return millis;
     }
 
     private static PreparedStatement prepare(Connection connection, String sql) throws SQLException {

@@ -1,0 +1,175 @@
+package io.github.delaytask.store.mybatis;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.StringJoiner;
+
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.store.NewTask;
+import io.github.delaytask.store.StoredTask;
+
+import org.springframework.jdbc.core.BatchPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The statements of databases without arrays: JDBC batches in one transaction, which joins the caller's. A claim
+ * locks the rows it may take, skipping those another transaction holds, and then changes them by version.
+ */
+abstract class BatchedStatements implements DatabaseStatements {
+
+    private static final String INSERT_TASK = "INSERT INTO taskinfo (task_id, task_type, priority, execute_time, "
+            + "parameters, version, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, 0, ?)";
+
+    private static final String INSERT_LOG = "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, "
+            + "parameters, version, status, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?)";
+
+    private static final String CLAIM = "UPDATE taskinfo SET version = version + 1, lease_until = ? "
+            + "WHERE task_id = ? AND version = ?";
+
+    private static final String DELETE_CLAIMED = "DELETE FROM taskinfo WHERE task_id = ? AND version = ?";
+
+    private static final String LOG_EXECUTED = "UPDATE taskinfo_logs SET status = ?, attempts = ?, last_error = NULL, "
+            + "version = version + 1 WHERE task_id = ?";
+
+    // MySQL and MariaDB range-scan this OR form; a row comparison they would not
+    private static final String FIND_DUE = "SELECT task_id, task_type, priority, execute_time, NULL, version, "
+            + "attempts, lease_until FROM taskinfo WHERE execute_time <= ? AND (execute_time > ? "
+            + "OR (execute_time = ? AND task_id > ?)) ORDER BY execute_time, task_id LIMIT ?";
+
+    protected final JdbcTemplate jdbc;
+
+    private final TransactionTemplate transactions;
+
+    BatchedStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
+        this.jdbc = jdbc;
+        this.transactions = new TransactionTemplate(transactionManager);
+    }
+
+    @Override
+    public boolean insertsInOneStatement() {
+        return false;
+    }
+
+    @Override
+    public void insertAll(List<StoredTask> rows, List<NewTask> tasks) {
+        this.jdbc.batchUpdate(INSERT_TASK, new RowsSetter(rows, tasks, false));
+        this.jdbc.batchUpdate(INSERT_LOG, new RowsSetter(rows, tasks, true));
+    }
+
+    @Override
+    public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
+        StringJoiner select = new StringJoiner(", ", "SELECT " + LIVE_COLUMNS + " FROM taskinfo WHERE task_id IN (",
+                ") FOR UPDATE SKIP LOCKED");
+        taskIds.forEach((id) -> select.add("?"));
+        List<StoredTask> won = this.transactions.execute((tx) -> {
+            List<StoredTask> candidates = new ArrayList<>(taskIds.size());
+            for (StoredTask task : this.jdbc.query(select.toString(), DatabaseStatements::storedTask,
+                    taskIds.toArray())) {
+                if (!task.leasedAt(now) && task.executeTime() <= now) {
+                    candidates.add(task);
+                }
+            }
+            return candidates.isEmpty() ? List.<StoredTask>of() : claimAll(candidates, leaseUntil);
+        });
+        return (won != null) ? won : List.of();
+    }
+
+    /** Each task only if nobody changed it since it was read: one JDBC batch. */
+    private List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil) {
+        int[][] counts = this.jdbc.batchUpdate(CLAIM, tasks, tasks.size(), (statement, task) -> {
+            statement.setLong(1, leaseUntil);
+            statement.setLong(2, task.taskId());
+            statement.setInt(3, task.version());
+        });
+        List<StoredTask> won = new ArrayList<>(tasks.size());
+        forEachCount(counts, tasks, (task) -> won.add(task.claimed(leaseUntil)));
+        return won;
+    }
+
+    @Override
+    public Collection<Long> finishExecuted(List<StoredTask> claimed) {
+        List<Long> finished = this.transactions.execute((tx) -> {
+            int[][] counts = this.jdbc.batchUpdate(DELETE_CLAIMED, claimed, claimed.size(), (statement, task) -> {
+                statement.setLong(1, task.taskId());
+                statement.setInt(2, task.version());
+            });
+            List<StoredTask> deleted = new ArrayList<>(claimed.size());
+            forEachCount(counts, claimed, deleted::add);
+            this.jdbc.batchUpdate(LOG_EXECUTED, deleted, deleted.size(), (statement, task) -> {
+                statement.setInt(1, TaskStatus.EXECUTED.code());
+                statement.setInt(2, task.attempt());
+                statement.setLong(3, task.taskId());
+            });
+            return deleted.stream().map(StoredTask::taskId).toList();
+        });
+        return (finished != null) ? finished : List.of();
+    }
+
+    @Override
+    public List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit) {
+        return this.jdbc.query(FIND_DUE, DatabaseStatements::storedTask, horizon, afterExecuteTime, afterExecuteTime,
+                afterTaskId, limit);
+    }
+
+    @Override
+    public long currentTimeMillis() {
+        Long millis = this.jdbc.queryForObject(clockQuery(), Long.class);
+        if (millis == null) {
+            throw new IllegalStateException("The database returned no time for: " + clockQuery());
+        }
+        return millis;
+    }
+
+    /** A query of the server's time in epoch ms, independent of any session time zone. */
+    protected abstract String clockQuery();
+
+    /** The tasks of a batch whose statement changed one row; a driver that reports no counts is refused. */
+    private static void forEachCount(int[][] counts, List<StoredTask> tasks,
+            java.util.function.Consumer<StoredTask> changed) {
+        int i = 0;
+        for (int[] batch : counts) {
+            for (int count : batch) {
+                StoredTask task = tasks.get(i++);
+                if (count == 1) {
+                    changed.accept(task);
+                }
+                else if (count != 0) {
+                    throw new IllegalStateException("The JDBC driver did not report the rows a batched statement "
+                            + "changed (" + count + "); turn off rewriting of batched statements");
+                }
+            }
+        }
+    }
+
+    /** Binds the rows of new tasks to {@link #INSERT_TASK} or, with the status, to {@link #INSERT_LOG}. */
+    private record RowsSetter(List<StoredTask> rows, List<NewTask> tasks, boolean log)
+            implements BatchPreparedStatementSetter {
+
+        @Override
+        public void setValues(PreparedStatement statement, int i) throws SQLException {
+            StoredTask row = this.rows.get(i);
+            statement.setLong(1, row.taskId());
+            statement.setInt(2, row.taskType());
+            statement.setInt(3, row.priority());
+            statement.setLong(4, row.executeTime());
+            statement.setBytes(5, row.parameters());
+            int next = 6;
+            if (this.log) {
+                statement.setInt(next++, TaskStatus.SCHEDULED.code());
+            }
+            statement.setString(next, this.tasks.get(i).bizKey());
+        }
+
+        @Override
+        public int getBatchSize() {
+            return this.rows.size();
+        }
+
+    }
+
+}

@@ -1,0 +1,31 @@
+package io.github.delaytask.store.mybatis;
+
+import java.util.List;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * The statements of H2 2.x, the embedded default.
+ */
+final class H2Statements extends BatchedStatements {
+
+    private static final String CLOCK = "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
+
+    H2Statements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
+        super(jdbc, transactionManager);
+    }
+
+    @Override
+    public Long findCommittedIdByBizKey(String bizKey) {
+        // READ COMMITTED unless told otherwise: each statement sees what was committed before it
+        List<Long> ids = this.jdbc.queryForList("SELECT task_id FROM taskinfo WHERE biz_key = ?", Long.class, bizKey);
+        return ids.isEmpty() ? null : ids.get(0);
+    }
+
+    @Override
+    protected String clockQuery() {
+        return CLOCK;
+    }
+
+}
