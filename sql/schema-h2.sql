@@ -32,3 +32,12 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
 );
 CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_status ON taskinfo_logs (status, task_id);
 CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_biz_key ON taskinfo_logs (biz_key);
+
+-- One row: the id of this task store, created with the schema. Redis keys and locks start with it unless a prefix is
+-- configured, so that applications with databases of their own never share them in one Redis.
+CREATE TABLE IF NOT EXISTS taskinfo_store (
+    id           INT          NOT NULL PRIMARY KEY,
+    store_id     VARCHAR(36)  NOT NULL
+);
+INSERT INTO taskinfo_store (id, store_id)
+SELECT 1, REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', '') WHERE NOT EXISTS (SELECT 1 FROM taskinfo_store WHERE id = 1);

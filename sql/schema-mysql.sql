@@ -36,3 +36,12 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
     KEY idx_taskinfo_logs_status (status, task_id),
     KEY idx_taskinfo_logs_biz_key (biz_key)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- One row: the id of this task store, created with the schema. Redis keys and locks start with it unless a prefix is
+-- configured, so that applications with databases of their own never share them in one Redis.
+CREATE TABLE IF NOT EXISTS taskinfo_store (
+    id           INT          NOT NULL,
+    store_id     VARCHAR(36)  NOT NULL,
+    PRIMARY KEY (id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+INSERT IGNORE INTO taskinfo_store (id, store_id) VALUES (1, REPLACE(UUID(), '-', ''));

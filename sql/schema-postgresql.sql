@@ -34,3 +34,12 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
 CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_status ON taskinfo_logs (status, task_id);
 -- partial, as above
 CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_biz_key ON taskinfo_logs (biz_key) WHERE biz_key IS NOT NULL;
+
+-- One row: the id of this task store, created with the schema. Redis keys and locks start with it unless a prefix is
+-- configured, so that applications with databases of their own never share them in one Redis.
+CREATE TABLE IF NOT EXISTS taskinfo_store (
+    id           INT          NOT NULL PRIMARY KEY,
+    store_id     VARCHAR(36)  NOT NULL
+);
+INSERT INTO taskinfo_store (id, store_id) VALUES (1, md5(random()::text || clock_timestamp()::text))
+ON CONFLICT (id) DO NOTHING;

@@ -91,10 +91,19 @@ public class DelayTaskAutoConfiguration {
         return new DelayTaskDataSourceScriptDatabaseInitializer(dataSource, properties.getJdbc());
     }
 
+    /**
+     * The keys when {@link DelayTaskLockAutoConfiguration} is left out; it normally provides them.
+     */
     @Bean
     @ConditionalOnMissingBean
-    public TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, DelayTaskProperties properties) {
-        return new TaskQueues(redisTemplate, new RedisKeys(properties.getRedis().getKeyPrefix()));
+    public RedisKeys delayTaskRedisKeys(DelayTaskProperties properties, ObjectProvider<TaskStore> store) {
+        return DelayTaskRedisKeys.of(properties, store);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, RedisKeys keys) {
+        return new TaskQueues(redisTemplate, keys);
     }
 
     /**
@@ -102,10 +111,9 @@ public class DelayTaskAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public DistributedLocks delayTaskLocks(StringRedisTemplate redisTemplate, DelayTaskProperties properties,
+    public DistributedLocks delayTaskLocks(StringRedisTemplate redisTemplate, RedisKeys keys,
             ObjectProvider<Clock> clock) {
-        return new RedisDistributedLocks(redisTemplate, new RedisKeys(properties.getRedis().getKeyPrefix()),
-                clock.getIfUnique(Clock::systemUTC));
+        return new RedisDistributedLocks(redisTemplate, keys, clock.getIfUnique(Clock::systemUTC));
     }
 
     @Bean

@@ -11,6 +11,7 @@ import io.github.delaytask.lock.LockedRunner;
 import io.github.delaytask.lock.RedisDistributedLocks;
 import io.github.delaytask.lock.RedisLockRecords;
 import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.store.TaskStore;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -66,18 +67,23 @@ public class DelayTaskLockAutoConfiguration {
     static class RedisLockConfiguration {
 
         @Bean
+        @ConditionalOnMissingBean
+        public RedisKeys delayTaskRedisKeys(DelayTaskProperties properties, ObjectProvider<TaskStore> store) {
+            return DelayTaskRedisKeys.of(properties, store);
+        }
+
+        @Bean
         @ConditionalOnMissingBean(DistributedLocks.class)
-        public RedisDistributedLocks delayTaskLocks(StringRedisTemplate redisTemplate, DelayTaskProperties properties,
+        public RedisDistributedLocks delayTaskLocks(StringRedisTemplate redisTemplate, RedisKeys keys,
                 ObjectProvider<Clock> clock) {
-            return new RedisDistributedLocks(redisTemplate, new RedisKeys(properties.getRedis().getKeyPrefix()),
-                    clock.getIfUnique(Clock::systemUTC));
+            return new RedisDistributedLocks(redisTemplate, keys, clock.getIfUnique(Clock::systemUTC));
         }
 
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean(RedisDistributedLocks.class)
-        public LockRecords delayTaskLockRecords(StringRedisTemplate redisTemplate, DelayTaskProperties properties) {
-            return new RedisLockRecords(redisTemplate, new RedisKeys(properties.getRedis().getKeyPrefix()));
+        public LockRecords delayTaskLockRecords(StringRedisTemplate redisTemplate, RedisKeys keys) {
+            return new RedisLockRecords(redisTemplate, keys);
         }
 
     }

@@ -140,9 +140,11 @@ public class DelayTaskProperties {
     public static class Redis {
 
         /**
-         * Prefix of every Redis key, so that several applications (or tests) can share one Redis.
+         * Prefix of every Redis key and lock. By default "delay-task:" followed by the id of the database's task
+         * store (table taskinfo_store), so that applications with databases of their own share no keys in one
+         * Redis; "delay-task" for an application without the database.
          */
-        private String keyPrefix = "delay-task";
+        private String keyPrefix;
 
         /**
          * Longest time addTask and the other changes wait for Redis once the database has committed them, whatever

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskStatus;
@@ -39,6 +40,9 @@ public class TaskBroker {
     /** When a database claim lost to a concurrent change, look at the task again this soon. */
     private static final long RECHECK_MILLIS = 1000;
 
+    /** How long a task of another application waits before this instance may claim it again. */
+    private static final long FOREIGN_TASK_PAUSE_MILLIS = 1000;
+
     private final TaskStore store;
 
     private final TaskQueues queues;
@@ -48,6 +52,8 @@ public class TaskBroker {
     private final Clock clock;
 
     private final List<ScheduleListener> scheduleListeners = new CopyOnWriteArrayList<>();
+
+    private final AtomicBoolean sharedKeysReported = new AtomicBoolean();
 
     /** Shortest lease accepted: a claim's round trips and a handler's start must fit well within it. */
     public static final Duration MIN_LEASE = Duration.ofSeconds(1);
@@ -88,7 +94,6 @@ public class TaskBroker {
         for (Long taskId : missed) {
             StoredTask task = live.get(taskId);
             if (task == null) {
-                // finished or cancelled meanwhile: Redis only had an old id
                 gone.add(taskId);
             }
             else if (task.leasedAt(now)) {
@@ -103,7 +108,40 @@ public class TaskBroker {
             }
         }
         if (!gone.isEmpty()) {
-            this.queues.acknowledgeAll(queue, gone);
+            settleGone(queue, gone, now);
+        }
+    }
+
+    /**
+     * Ids of no live task: those this store knows were finished or cancelled meanwhile, and Redis only had an old
+     * id; those it does not know belong to another application whose keys share the prefix, and are left to it.
+     */
+    private void settleGone(QueueId queue, List<Long> gone, long now) {
+        Set<Long> known = this.store.findKnown(gone);
+        List<Long> finished = new ArrayList<>(known.size());
+        for (Long taskId : gone) {
+            if (known.contains(taskId)) {
+                finished.add(taskId);
+            }
+            else {
+                warnOfSharedKeys(queue, taskId);
+                // not due again at once: this instance would claim it over and over before its owner does
+                this.queues.defer(queue, taskId, now + FOREIGN_TASK_PAUSE_MILLIS);
+            }
+        }
+        if (!finished.isEmpty()) {
+            this.queues.acknowledgeAll(queue, finished);
+        }
+    }
+
+    private void warnOfSharedKeys(QueueId queue, long taskId) {
+        if (this.sharedKeysReported.compareAndSet(false, true)) {
+            logger.error("Queue " + queue + " holds task " + taskId + ", which this application's database does not "
+                    + "know: another application uses the same Redis keys (delay-task.redis.key-prefix '"
+                    + this.queues.keyPrefix() + "'). Such tasks are left to it, but each application claims the "
+                    + "other's and the reload and refresh jobs share a lock: give each application a prefix of its "
+                    + "own, or leave the property unset, which makes the keys start with the id of the database's "
+                    + "task store");
         }
     }
 

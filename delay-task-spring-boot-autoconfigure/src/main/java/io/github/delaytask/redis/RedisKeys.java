@@ -1,22 +1,55 @@
 package io.github.delaytask.redis;
 
+import java.util.function.Supplier;
+
 import org.springframework.util.Assert;
 
 /**
  * Builds every Redis key the starter uses. Public for wiring.
  * <p>
- * The keys of one queue share the hash tag {@code {type:priority}}, so each script touches a single slot and runs
- * unchanged on Redis Cluster.
+ * Every key starts with the prefix: the one configured, or by default {@value #DEFAULT_PREFIX} and the id of the
+ * task store ({@code taskinfo_store}), so that applications with databases of their own never share keys or locks
+ * in one Redis unless told to. The keys of one queue share the hash tag {@code {type:priority}}, so each script
+ * touches a single slot and runs unchanged on Redis Cluster.
  */
 public final class RedisKeys {
 
-    private final String prefix;
+    /** The start of every key unless a prefix is configured. */
+    public static final String DEFAULT_PREFIX = "delay-task";
 
+    private final Supplier<String> source;
+
+    private volatile String prefix;
+
+    /**
+     * Keys under the given prefix.
+     * @throws IllegalArgumentException if the prefix is empty or holds a brace
+     */
     public RedisKeys(String prefix) {
-        Assert.hasText(prefix, "Key prefix must not be empty");
-        Assert.isTrue(prefix.indexOf('{') < 0 && prefix.indexOf('}') < 0,
-                () -> "Key prefix '" + prefix + "' must not contain '{' or '}': the starter sets the hash tags");
-        this.prefix = prefix;
+        this.prefix = checked(prefix);
+        this.source = () -> prefix;
+    }
+
+    private RedisKeys(Supplier<String> source) {
+        this.source = source;
+    }
+
+    /**
+     * Keys under a prefix found on first use, such as one that needs the database: not at start-up, which must not
+     * reach it.
+     */
+    public static RedisKeys resolvedOnFirstUse(Supplier<String> prefix) {
+        return new RedisKeys(prefix);
+    }
+
+    /** The prefix of every key, found now if it was not yet. */
+    public String prefix() {
+        String resolved = this.prefix;
+        if (resolved == null) {
+            resolved = checked(this.source.get());
+            this.prefix = resolved;
+        }
+        return resolved;
     }
 
     String future(QueueId queue) {
@@ -33,20 +66,27 @@ public final class RedisKeys {
 
     /** The set of queues in use, so that no job has to list keys. */
     String queues() {
-        return this.prefix + ":queues";
+        return prefix() + ":queues";
     }
 
     public String lock(String name) {
-        return this.prefix + ":lock:" + name;
+        return prefix() + ":lock:" + name;
     }
 
     /** The hash recording the latest run of a lock, kept apart from the lock key so that it outlives the lock. */
     public String lockRun(String name) {
-        return this.prefix + ":lock-run:" + name;
+        return prefix() + ":lock-run:" + name;
     }
 
     private String queueKey(QueueId queue, String kind) {
-        return this.prefix + ":{" + queue.taskType() + ":" + queue.priority() + "}:" + kind;
+        return prefix() + ":{" + queue.taskType() + ":" + queue.priority() + "}:" + kind;
+    }
+
+    private static String checked(String prefix) {
+        Assert.hasText(prefix, "delay-task.redis.key-prefix must not be empty");
+        Assert.isTrue(prefix.indexOf('{') < 0 && prefix.indexOf('}') < 0, () -> "delay-task.redis.key-prefix '"
+                + prefix + "' must not contain '{' or '}': the starter sets the hash tags");
+        return prefix;
     }
 
 }

@@ -135,6 +135,11 @@ public class TaskQueues {
         }
     }
 
+    /** The prefix of the keys, for messages. */
+    public String keyPrefix() {
+        return this.keys.prefix();
+    }
+
     /** Record that a queue is in use. */
     public void register(QueueId queue) {
         this.redis.opsForSet().add(this.keys.queues(), queue.toString());

@@ -14,6 +14,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.dao.DataAccessException;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
@@ -56,12 +57,27 @@ public class DelayTaskJobs implements SmartLifecycle {
         if (this.running) {
             return;
         }
+        checkKeys();
         this.executor = new ScheduledThreadPoolExecutor(2, new CustomizableThreadFactory("delay-task-jobs-"));
         long reload = this.settings.reloadInterval().toMillis();
         long refresh = this.settings.refreshInterval().toMillis();
         this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
         this.executor.scheduleWithFixedDelay(this::refreshUnderLock, refresh, refresh, TimeUnit.MILLISECONDS);
         this.running = true;
+    }
+
+    /**
+     * Fail start-up when the keys' prefix cannot be found (a schema without the store id); a database that is out
+     * of reach for now only delays finding it.
+     */
+    private void checkKeys() {
+        try {
+            this.queues.keyPrefix();
+        }
+        catch (DataAccessException ex) {
+            logger.warn("Could not read the task store's id, which the Redis keys start with; trying again on first "
+                    + "use", ex);
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.delaytask.store;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
@@ -114,6 +115,18 @@ public interface TaskStore {
 
     /** The database's clock, epoch ms: one clock for every instance. */
     long currentTimeMillis();
+
+    /**
+     * Which of the given ids this store knows, whatever their status: an id it does not know belongs to another
+     * application that shares the Redis keys.
+     */
+    Set<Long> findKnown(Collection<Long> taskIds);
+
+    /**
+     * The id of this task store, created with the schema in {@code taskinfo_store}.
+     * @throws IllegalStateException if the schema has no such table or row, with what to do about it
+     */
+    String storeId();
 
     /**
      * The outcome of {@link #insert(NewTask)}.

@@ -435,8 +435,8 @@ public abstract class AbstractTaskOutcomeTests {
     static class ForgetfulQueuesConfiguration {
 
         @Bean
-        TaskQueues forgetfulQueues(StringRedisTemplate redis, DelayTaskProperties properties) {
-            return new TaskQueues(redis, new RedisKeys(properties.getRedis().getKeyPrefix())) {
+        TaskQueues forgetfulQueues(StringRedisTemplate redis, RedisKeys keys) {
+            return new TaskQueues(redis, keys) {
 
                 @Override
                 public void acknowledgeAll(QueueId queue, java.util.Collection<Long> taskIds) {

@@ -14,6 +14,7 @@ import io.github.delaytask.autoconfigure.hostapp.HostApplication;
 import io.github.delaytask.autoconfigure.hostapp.HostMapper;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
@@ -74,6 +75,34 @@ class DelayTaskAutoConfigurationTests {
             .hasSingleBean(DelayTaskListenerEndpointRegistry.class)
             .hasSingleBean(OptimisticLockerInnerInterceptor.class)
             .hasSingleBean(DelayTaskDataSourceScriptDatabaseInitializer.class));
+    }
+
+    @Test
+    void withoutAKeyPrefixTheKeysStartWithTheIdOfTheTaskStore() {
+        this.contextRunner.withPropertyValues("delay-task.redis.key-prefix=").run((context) -> {
+            String storeId = context.getBean(TaskStore.class).storeId();
+            assertThat(storeId).matches("[0-9a-f]{32}");
+            assertThat(context.getBean(RedisKeys.class).prefix()).isEqualTo("delay-task:" + storeId);
+            assertThat(context.getBean(RedisKeys.class).lock("reload")).isEqualTo("delay-task:" + storeId
+                    + ":lock:reload");
+        });
+    }
+
+    @Test
+    void aSchemaWithoutTheStoreIdFailsStartUpSayingWhatToDo() {
+        String url = "jdbc:h2:mem:delaytask_no_store_" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+        this.contextRunner.withPropertyValues("spring.datasource.url=" + url, "delay-task.redis.key-prefix=",
+                "spring.sql.init.mode=never")
+            .run((context) -> {
+                // the schema of an earlier version: every table but taskinfo_store
+                new org.springframework.jdbc.core.JdbcTemplate(context.getBean(javax.sql.DataSource.class))
+                    .execute("DROP TABLE taskinfo_store");
+            });
+        this.contextRunner.withPropertyValues("spring.datasource.url=" + url, "delay-task.redis.key-prefix=",
+                "delay-task.jdbc.initialize-schema=never")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("The delay-task schema has no store id (table taskinfo_store")
+                .hasStackTraceContaining("set delay-task.redis.key-prefix"));
     }
 
     @Test

@@ -68,8 +68,8 @@ class RedisUnreachableAddTests {
     static class CountingQueuesConfiguration {
 
         @Bean
-        CountingQueues countingQueues(StringRedisTemplate redis, DelayTaskProperties properties) {
-            return new CountingQueues(redis, new RedisKeys(properties.getRedis().getKeyPrefix()));
+        CountingQueues countingQueues(StringRedisTemplate redis, RedisKeys keys) {
+            return new CountingQueues(redis, keys);
         }
 
     }

@@ -145,13 +145,18 @@ public abstract class TestBackend implements AutoCloseable {
 
     /** Delete every Redis key under this backend's prefix (a test's stand-in for Redis losing its data). */
     public void deleteRedisKeys() {
+        deleteRedisKeys(this.keyPrefix);
+    }
+
+    /** Delete every Redis key under the given prefix, on the servers of this backend. */
+    public void deleteRedisKeys(String prefix) {
         for (RedisURI master : redisMasters()) {
             RedisClient client = RedisClient.create(master);
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
                 RedisCommands<String, String> redis = connection.sync();
                 ScanCursor cursor = ScanCursor.INITIAL;
                 do {
-                    KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(this.keyPrefix + ":*"));
+                    KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(prefix + ":*"));
                     // one key at a time: keys of different hash tags cannot go in one DEL on a cluster
                     page.getKeys().forEach(redis::del);
                     cursor = page;

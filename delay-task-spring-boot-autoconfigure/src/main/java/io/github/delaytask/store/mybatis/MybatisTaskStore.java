@@ -19,6 +19,7 @@ import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -35,6 +36,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * MyBatis would not see that write.
  */
 public class MybatisTaskStore implements TaskStore {
+
+    private static final String MISSING_STORE_ID = "The delay-task schema has no store id (table taskinfo_store, "
+            + "which schemas of earlier versions lack): create it with the last statements of the schema script for your database (see the "
+            + "README, 'Upgrading'), let the starter run the script (delay-task.jdbc.initialize-schema=always), or "
+            + "set delay-task.redis.key-prefix, which the Redis keys then start with instead";
 
     /** Most new tasks one statement stores; a larger batch takes several, in one transaction. */
     static final int INSERT_CHUNK = 1000;
@@ -374,6 +380,31 @@ public class MybatisTaskStore implements TaskStore {
     @Override
     public long currentTimeMillis() {
         return statements().currentTimeMillis();
+    }
+
+    @Override
+    public Set<Long> findKnown(Collection<Long> taskIds) {
+        if (taskIds.isEmpty()) {
+            return Set.of();
+        }
+        StringJoiner in = new StringJoiner(", ", "SELECT task_id FROM taskinfo_logs WHERE task_id IN (", ")");
+        taskIds.forEach((id) -> in.add("?"));
+        return new HashSet<>(this.jdbc.queryForList(in.toString(), Long.class, taskIds.toArray()));
+    }
+
+    @Override
+    public String storeId() {
+        List<String> ids;
+        try {
+            ids = this.jdbc.queryForList("SELECT store_id FROM taskinfo_store WHERE id = 1", String.class);
+        }
+        catch (BadSqlGrammarException ex) {
+            throw new IllegalStateException(MISSING_STORE_ID + " (" + ex.getMostSpecificCause().getMessage() + ")", ex);
+        }
+        if (ids.isEmpty() || ids.get(0) == null || ids.get(0).isBlank()) {
+            throw new IllegalStateException(MISSING_STORE_ID);
+        }
+        return ids.get(0).trim();
     }
 
     /**

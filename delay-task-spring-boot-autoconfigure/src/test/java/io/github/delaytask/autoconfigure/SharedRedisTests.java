@@ -1,0 +1,141 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskListener;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two applications, each with a database of its own, on one Redis, both listening on task type 1, as companies run
+ * them: with the default settings their keys and locks are apart and every task fires on time; with a prefix they
+ * were told to share, neither drops the other's tasks and the clash is named.
+ */
+@Tag("real-services")
+@ExtendWith(OutputCaptureExtension.class)
+class SharedRedisTests {
+
+    private static final int TYPE = 1;
+
+    private static final int TASKS = 100;
+
+    @Test
+    void twoApplicationsOnPostgreSqlWithDefaultKeysEachRunEveryTaskOfTheirOwnWithinASecondOfItsTime() {
+        everyTaskRunsOnTimeWithDefaultKeys(TestBackend::postgreSql);
+    }
+
+    @Test
+    void twoApplicationsOnMariaDbWithDefaultKeysEachRunEveryTaskOfTheirOwnWithinASecondOfItsTime() {
+        everyTaskRunsOnTimeWithDefaultKeys(TestBackend::mariaDb);
+    }
+
+    @Test
+    void twoApplicationsToldToShareAPrefixLeaveEachOthersTasksAloneAndSaySo(CapturedOutput output) {
+        String shared = "delay-task-shared-" + UUID.randomUUID().toString().substring(0, 8);
+        try (TestBackend first = TestBackend.postgreSql(); TestBackend second = TestBackend.mariaDb()) {
+            try {
+                run(first, shared, (a) -> run(second, shared, (b) -> {
+                    Map<Long, Long> dueA = addTasks(a);
+                    Map<Long, Long> dueB = addTasks(b);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> ran(a).keySet().containsAll(dueA.keySet())
+                            && ran(b).keySet().containsAll(dueB.keySet()));
+                    assertThat(ran(a)).containsOnlyKeys(dueA.keySet());
+                    assertThat(ran(b)).containsOnlyKeys(dueB.keySet());
+                }));
+            }
+            finally {
+                first.deleteRedisKeys(shared);
+            }
+        }
+        assertThat(output.getAll()).contains("another application uses the same Redis keys");
+    }
+
+    private void everyTaskRunsOnTimeWithDefaultKeys(Supplier<TestBackend> backends) {
+        try (TestBackend first = backends.get(); TestBackend second = backends.get()) {
+            List<String> prefixes = new ArrayList<>();
+            try {
+                run(first, "", (a) -> run(second, "", (b) -> {
+                    prefixes.add(a.getBean(RedisKeys.class).prefix());
+                    prefixes.add(b.getBean(RedisKeys.class).prefix());
+                    Map<Long, Long> dueA = addTasks(a);
+                    Map<Long, Long> dueB = addTasks(b);
+                    await().atMost(Duration.ofSeconds(20)).until(() -> ran(a).keySet().containsAll(dueA.keySet())
+                            && ran(b).keySet().containsAll(dueB.keySet()));
+                    assertOnTime(dueA, ran(a));
+                    assertOnTime(dueB, ran(b));
+                }));
+                assertThat(prefixes).doesNotHaveDuplicates().allMatch((prefix) -> prefix.startsWith("delay-task:"));
+            }
+            finally {
+                prefixes.forEach(first::deleteRedisKeys);
+            }
+        }
+    }
+
+    private static void assertOnTime(Map<Long, Long> due, Map<Long, Long> ran) {
+        assertThat(ran).containsOnlyKeys(due.keySet());
+        due.forEach((id, at) -> assertThat(ran.get(id)).as("start of task %s, due at %s", id, at)
+            .isBetween(at, at + 1000));
+    }
+
+    private static void run(TestBackend backend, String keyPrefix,
+            org.springframework.boot.test.context.runner.ContextConsumer<AssertableApplicationContext> test) {
+        ApplicationContextRunner runner = backend.applicationRunner()
+            .withUserConfiguration(Recorder.class)
+            .withPropertyValues("delay-task.redis.key-prefix=" + keyPrefix);
+        runner.run(test);
+    }
+
+    /** Tasks due one every 20 ms from 1.5 s on (both applications are polling by then), by id. */
+    private static Map<Long, Long> addTasks(AssertableApplicationContext context) {
+        DelayTaskService service = context.getBean(DelayTaskService.class);
+        long start = System.currentTimeMillis() + 1500;
+        List<DelayTask> tasks = new ArrayList<>();
+        for (int i = 0; i < TASKS; i++) {
+            tasks.add(DelayTask.builder(TYPE).executeAt(java.time.Instant.ofEpochMilli(start + i * 20L)).build());
+        }
+        List<Long> ids = service.addTasks(tasks);
+        Map<Long, Long> due = new ConcurrentHashMap<>();
+        for (int i = 0; i < ids.size(); i++) {
+            due.put(ids.get(i), tasks.get(i).getExecuteTime());
+        }
+        return due;
+    }
+
+    private static Map<Long, Long> ran(AssertableApplicationContext context) {
+        return context.getBean(Recorder.class).started;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Recorder {
+
+        final Map<Long, Long> started = new ConcurrentHashMap<>();
+
+        @DelayTaskListener(taskType = TYPE)
+        void run(DelayTask task) {
+            this.started.putIfAbsent(task.getTaskId(), System.currentTimeMillis());
+        }
+
+    }
+
+}
