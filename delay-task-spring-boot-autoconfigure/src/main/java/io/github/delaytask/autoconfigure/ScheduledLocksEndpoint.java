@@ -30,6 +30,9 @@ import org.springframework.lang.Nullable;
 @Endpoint(id = "scheduledlocks")
 public class ScheduledLocksEndpoint {
 
+    /** The action of a run by hand. */
+    public static final String RUN = "run";
+
     private final LockedJobs jobs;
 
     private final LockedRunner runner;
@@ -55,16 +58,22 @@ public class ScheduledLocksEndpoint {
     }
 
     /**
-     * Runs the job of a lock now, on this instance, under the lock.
+     * Runs the job of a lock now, on this instance, under the lock. Over HTTP the request needs a JSON body,
+     * {@code {"action": "run"}}, which a cross-site form cannot send.
      * @param name the lock's name
+     * @param action what to do; {@value #RUN} is the one action
      * @return the outcome, or {@code null} if no job has that lock
      */
     @WriteOperation
     @Nullable
-    public RunDescriptor runScheduledLock(@Selector String name) {
+    public RunDescriptor runScheduledLock(@Selector String name, String action) {
         List<LockedJob> named = this.jobs.named(name);
         if (named.isEmpty()) {
             return null;
+        }
+        if (!RUN.equals(action)) {
+            return new RunDescriptor(name, RunStatus.INVALID_REQUEST, null, null, null, null,
+                    "unknown action '" + action + "'; the one action is \"" + RUN + "\"");
         }
         String reason = whyNotRunnableByHand(named);
         if (reason != null) {
@@ -174,7 +183,10 @@ public class ScheduledLocksEndpoint {
         LOCKED,
 
         /** The job cannot be run by hand. */
-        NOT_RUNNABLE
+        NOT_RUNNABLE,
+
+        /** The request asked for something else than a run. */
+        INVALID_REQUEST
 
     }
 

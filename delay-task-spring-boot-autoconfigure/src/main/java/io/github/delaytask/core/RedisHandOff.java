@@ -6,8 +6,10 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -80,7 +82,7 @@ final class RedisHandOff {
 
     /** Make a task that exists already due at its execute time (a reschedule, a requeue). */
     void schedule(StoredTask task) {
-        submit(new Other(() -> {
+        submit(new Other(task.queue(), () -> {
             this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
             this.broker.scheduled(task.queue(), task.executeTime());
         }));
@@ -88,7 +90,7 @@ final class RedisHandOff {
 
     /** Drop a task from its queue's future and ready sets (a cancel, a move beyond the window). */
     void remove(StoredTask task) {
-        submit(new Other(() -> this.queues.remove(task.queue(), task.taskId())));
+        submit(new Other(null, () -> this.queues.remove(task.queue(), task.taskId())));
     }
 
     /** Try what is waiting for up to the bound, then stop the thread; what is left goes to the reload job. */
@@ -204,9 +206,13 @@ final class RedisHandOff {
         }
     }
 
-    /** New tasks first, one ZADD per queue and chunk; then the other writes in their order. */
+    /**
+     * The registry of the queues written to (one call), new tasks, one ZADD per queue and chunk, then the other
+     * writes in their order.
+     */
     private void write(List<Write> round) {
         Map<QueueId, Map<Long, Long>> news = new LinkedHashMap<>();
+        Set<QueueId> written = new LinkedHashSet<>();
         for (Write write : round) {
             if (write instanceof NewTasks add) {
                 for (StoredTask task : add.tasks) {
@@ -214,7 +220,12 @@ final class RedisHandOff {
                         .put(task.taskId(), task.executeTime());
                 }
             }
+            else if (((Other) write).queue != null) {
+                written.add(((Other) write).queue);
+            }
         }
+        written.addAll(news.keySet());
+        this.queues.register(written);
         news.forEach(this::addInChunks);
         for (Write write : round) {
             if (write instanceof Other other) {
@@ -297,9 +308,13 @@ final class RedisHandOff {
 
     private static final class Other extends Write {
 
+        /** The queue a task is written to, or null when this write only takes tasks out. */
+        private final QueueId queue;
+
         private final Runnable action;
 
-        Other(Runnable action) {
+        Other(QueueId queue, Runnable action) {
+            this.queue = queue;
             this.action = action;
         }
 

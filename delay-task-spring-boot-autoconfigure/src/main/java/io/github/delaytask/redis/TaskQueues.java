@@ -8,7 +8,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
@@ -36,9 +35,6 @@ public class TaskQueues {
 
     private final RedisScript<Long> deferScript = Scripts.load("defer", Long.class);
 
-    /** Queues this instance registered; the reload job registers again whatever Redis may have lost. */
-    private final Set<QueueId> registered = ConcurrentHashMap.newKeySet();
-
     public TaskQueues(StringRedisTemplate redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
@@ -51,7 +47,6 @@ public class TaskQueues {
      * @param executeTime when it is due, epoch ms
      */
     public void schedule(QueueId queue, long taskId, long executeTime) {
-        registerOnce(queue);
         schedule(queue, Map.of(taskId, executeTime), false);
     }
 
@@ -62,7 +57,6 @@ public class TaskQueues {
      * @param executeTimes execute time by task id
      */
     public void add(QueueId queue, Map<Long, Long> executeTimes) {
-        registerOnce(queue);
         Set<ZSetOperations.TypedTuple<String>> members = new HashSet<>(executeTimes.size() * 2);
         executeTimes.forEach((id, time) -> members.add(ZSetOperations.TypedTuple.of(Long.toString(id), (double) time)));
         this.redis.opsForZSet().add(this.keys.future(queue), members);
@@ -74,7 +68,7 @@ public class TaskQueues {
      * @param executeTimes execute time by task id
      */
     public void reload(QueueId queue, Map<Long, Long> executeTimes) {
-        register(queue);
+        register(List.of(queue));
         schedule(queue, executeTimes, true);
     }
 
@@ -129,21 +123,36 @@ public class TaskQueues {
         this.redis.opsForZSet().remove(this.keys.ready(queue), Long.toString(taskId));
     }
 
-    private void registerOnce(QueueId queue) {
-        if (!this.registered.contains(queue)) {
-            register(queue);
-        }
-    }
-
     /** The prefix of the keys, for messages. */
     public String keyPrefix() {
         return this.keys.prefix();
     }
 
-    /** Record that a queue is in use. */
-    public void register(QueueId queue) {
-        this.redis.opsForSet().add(this.keys.queues(), queue.toString());
-        this.registered.add(queue);
+    /**
+     * Record that queues are in use, in one call: the writers of tasks do so for every batch they write, as an
+     * empty queue leaves the registry ({@link #unregisterIfEmpty}).
+     */
+    public void register(Collection<QueueId> queues) {
+        if (!queues.isEmpty()) {
+            this.redis.opsForSet()
+                .add(this.keys.queues(), queues.stream().map(QueueId::toString).toArray(String[]::new));
+        }
+    }
+
+    /**
+     * Take a queue out of the registry if it holds no task now, so that the refresh job does not visit it forever.
+     * A task added at that moment may find its queue out of the registry until the next write of a task of that
+     * queue or the reload job registers it again; only the refresh job reads the registry, and pollers move the
+     * due tasks of their own queues.
+     * @return whether the queue was empty and left the registry
+     */
+    public boolean unregisterIfEmpty(QueueId queue) {
+        long[] sizes = sizes(queue);
+        if (sizes[0] + sizes[1] + sizes[2] > 0) {
+            return false;
+        }
+        this.redis.opsForSet().remove(this.keys.queues(), queue.toString());
+        return true;
     }
 
     /** Every queue in use, from the registry rather than by listing keys. */

@@ -1,12 +1,16 @@
 package io.github.delaytask.scheduling;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.DistributedLocks;
+import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.TaskStore;
@@ -42,6 +46,9 @@ public class DelayTaskJobs implements SmartLifecycle {
     private final JobSettings settings;
 
     private ScheduledExecutorService executor;
+
+    /** When each queue was first seen with nothing due later, in nanos of {@link System#nanoTime()}. */
+    private final Map<QueueId, Long> emptySince = new ConcurrentHashMap<>();
 
     private volatile boolean running;
 
@@ -109,10 +116,31 @@ public class DelayTaskJobs implements SmartLifecycle {
         });
     }
 
-    /** Move due tasks of every queue into its ready set now. */
+    /**
+     * Move due tasks of every queue into its ready set now. A queue found empty at every refresh for a reload
+     * interval leaves the registry: the registry of queues ever used would otherwise grow forever, and this job with
+     * it. The next task written to the queue, or the reload, registers it again.
+     */
     public void refreshNow() {
-        for (QueueId queue : this.queues.queues()) {
-            this.queues.claim(queue, 0, Duration.ZERO);
+        long now = System.nanoTime();
+        Set<QueueId> registered = this.queues.queues();
+        this.emptySince.keySet().retainAll(registered);
+        for (QueueId queue : registered) {
+            Claim moved = this.queues.claim(queue, 0, Duration.ZERO);
+            if (moved.nextDueInMillis() >= 0) {
+                this.emptySince.remove(queue);
+                continue;
+            }
+            Long since = this.emptySince.putIfAbsent(queue, now);
+            if (since != null && now - since >= this.settings.reloadInterval().toNanos()) {
+                if (this.queues.unregisterIfEmpty(queue)) {
+                    this.emptySince.remove(queue);
+                }
+                else {
+                    // ready or in flight: look again an interval later
+                    this.emptySince.put(queue, now);
+                }
+            }
         }
     }
 

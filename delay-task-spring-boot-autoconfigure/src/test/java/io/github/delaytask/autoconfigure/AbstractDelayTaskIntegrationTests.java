@@ -300,11 +300,33 @@ public abstract class AbstractDelayTaskIntegrationTests {
         this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofMinutes(1)).build());
+            long inFlight = service.addTask(DelayTask.builder(NO_LISTENER).build());
+            TaskBroker.Batch claimed = context.getBean(TaskBroker.class).claim(new QueueId(NO_LISTENER, 0), 10);
+            assertThat(claimed.tasks()).extracting(StoredTask::taskId).containsExactly(inFlight);
             DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
-            assertThat(jobs.reloadNow()).isEqualTo(1);
-            assertThat(jobs.reloadNow()).isEqualTo(1);
-            assertThat(redisSizes(context, NO_LISTENER)[0]).isEqualTo(1);
+            assertThat(jobs.reloadNow()).isEqualTo(2);
+            assertThat(jobs.reloadNow()).isEqualTo(2);
+            assertThat(redisSizes(context, NO_LISTENER)).as("future, ready, in flight").containsExactly(1, 0, 1);
+            assertThat(service.poll(NO_LISTENER, 0)).as("the task in flight is not handed out again").isNull();
+            assertThat(context.getBean(TaskBroker.class).complete(claimed.tasks().get(0))).isTrue();
         });
+    }
+
+    @Test
+    void aQueueWithNoTasksLeftLeavesTheRegistryAndComesBackWithItsNextTask() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.reload-interval=300ms",
+                "delay-task.preload-window=2s", "delay-task.refresh-interval=100ms").run((context) -> {
+                    DelayTaskService service = context.getBean(DelayTaskService.class);
+                    TaskQueues queues = context.getBean(TaskQueues.class);
+                    QueueId queue = new QueueId(NO_LISTENER, 0);
+                    service.addTask(DelayTask.builder(NO_LISTENER).build());
+                    assertThat(queues.queues()).contains(queue);
+                    assertThat(service.poll(NO_LISTENER, 0)).isNotNull();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> !queues.queues().contains(queue));
+                    long next = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                    assertThat(queues.queues()).contains(queue);
+                    assertThat(service.poll(NO_LISTENER, 0).getTaskId()).isEqualTo(next);
+                });
     }
 
     @Test

@@ -130,7 +130,7 @@ abstract class AbstractDistributedLockClusterTests {
             await().atMost(Duration.ofSeconds(5))
                 .until(() -> endpoint.scheduledLock("export").lastRun() != null
                         && endpoint.scheduledLock("export").lastRun().outcome() == LastRun.Outcome.RUNNING);
-            RunDescriptor refused = endpoint.runScheduledLock("export");
+            RunDescriptor refused = endpoint.runScheduledLock("export", ScheduledLocksEndpoint.RUN);
             assertThat(refused.status()).isEqualTo(RunStatus.LOCKED);
             assertThat(refused.heldBy().outcome()).isEqualTo(LastRun.Outcome.RUNNING);
             assertThat(refused.heldBy().pid()).isEqualTo(ProcessHandle.current().pid());
@@ -138,7 +138,7 @@ abstract class AbstractDistributedLockClusterTests {
             release.countDown();
             running.get(5, TimeUnit.SECONDS);
             assertThat(endpoint.scheduledLock("export").lastRun().outcome()).isEqualTo(LastRun.Outcome.SUCCEEDED);
-            RunDescriptor ran = endpoint.runScheduledLock("export");
+            RunDescriptor ran = endpoint.runScheduledLock("export", ScheduledLocksEndpoint.RUN);
             assertThat(ran.status()).isEqualTo(RunStatus.RAN);
             assertThat(b.getBean(Export.class).runs()).isEqualTo(1);
         }));

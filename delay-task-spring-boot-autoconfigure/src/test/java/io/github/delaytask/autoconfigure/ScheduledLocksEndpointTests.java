@@ -25,7 +25,9 @@ import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoC
 import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -113,7 +115,7 @@ class ScheduledLocksEndpointTests {
     @Test
     void runsAJobByHandAndAnswersWithItsDuration() {
         this.runner.run((context) -> {
-            mvc(context).perform(post("/actuator/scheduledlocks/report"))
+            mvc(context).perform(run("/actuator/scheduledlocks/report"))
                 .andExpect(status().isOk())
                 .andExpect(jsonPath("$.status").value("RAN"))
                 .andExpect(jsonPath("$.duration").value(startsWith("PT")));
@@ -123,7 +125,7 @@ class ScheduledLocksEndpointTests {
 
     @Test
     void jobThatFailsWhenRunByHandAnswersWithItsError() {
-        this.runner.run((context) -> mvc(context).perform(post("/actuator/scheduledlocks/failing"))
+        this.runner.run((context) -> mvc(context).perform(run("/actuator/scheduledlocks/failing"))
             .andExpect(status().isOk())
             .andExpect(jsonPath("$.status").value("FAILED"))
             .andExpect(jsonPath("$.error").value("java.lang.IllegalStateException: no data yet")));
@@ -135,19 +137,19 @@ class ScheduledLocksEndpointTests {
             LockHandle other = context.getBean(DistributedLocks.class)
                 .tryLock("report", Duration.ofSeconds(30))
                 .orElseThrow();
-            mvc(context).perform(post("/actuator/scheduledlocks/report"))
+            mvc(context).perform(run("/actuator/scheduledlocks/report"))
                 .andExpect(status().isConflict())
                 .andExpect(jsonPath("$.status").value("LOCKED"))
                 .andExpect(jsonPath("$.lockRemaining").value(startsWith("PT")));
             assertThat(context.getBean(Jobs.class).reports()).isZero();
             other.unlock();
-            mvc(context).perform(post("/actuator/scheduledlocks/report")).andExpect(status().isOk());
+            mvc(context).perform(run("/actuator/scheduledlocks/report")).andExpect(status().isOk());
         });
     }
 
     @Test
     void jobThatTakesParametersIsNotRunByHand() {
-        this.runner.run((context) -> mvc(context).perform(post("/actuator/scheduledlocks/resend"))
+        this.runner.run((context) -> mvc(context).perform(run("/actuator/scheduledlocks/resend"))
             .andExpect(status().isBadRequest())
             .andExpect(jsonPath("$.status").value("NOT_RUNNABLE"))
             .andExpect(jsonPath("$.reason").value(containsString("only methods without parameters"))));
@@ -155,15 +157,37 @@ class ScheduledLocksEndpointTests {
 
     @Test
     void jobWhoseLockNameDependsOnItsArgumentsIsNotRunByHand() {
-        this.runner.run((context) -> mvc(context).perform(post("/actuator/scheduledlocks/{name}", "order-#{#orderId}"))
+        this.runner.run((context) -> mvc(context).perform(run("/actuator/scheduledlocks/{name}", "order-#{#orderId}"))
             .andExpect(status().isBadRequest())
             .andExpect(jsonPath("$.reason").value("its lock name depends on the method arguments")));
     }
 
     @Test
     void runByHandOfAnUnknownNameAnswers404() {
-        this.runner.run((context) -> mvc(context).perform(post("/actuator/scheduledlocks/unknown"))
+        this.runner.run((context) -> mvc(context).perform(run("/actuator/scheduledlocks/unknown"))
             .andExpect(status().isNotFound()));
+    }
+
+    @Test
+    void aRunByHandNeedsAJsonBodySoThatACrossSiteFormCannotTriggerIt() {
+        this.runner.run((context) -> {
+            MockMvc mvc = mvc(context);
+            mvc.perform(post("/actuator/scheduledlocks/report").contentType(MediaType.APPLICATION_FORM_URLENCODED)
+                .content("action=run")).andExpect(status().isUnsupportedMediaType());
+            mvc.perform(post("/actuator/scheduledlocks/report").contentType(MediaType.TEXT_PLAIN)
+                .content("{\"action\": \"run\"}")).andExpect(status().isUnsupportedMediaType());
+            mvc.perform(post("/actuator/scheduledlocks/report")).andExpect(status().is4xxClientError());
+            mvc.perform(post("/actuator/scheduledlocks/report").contentType(MediaType.APPLICATION_JSON)
+                .content("{\"action\": \"delete\"}"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.status").value("INVALID_REQUEST"));
+            assertThat(context.getBean(Jobs.class).reports()).isZero();
+        });
+    }
+
+    /** A run by hand as the README shows it: a POST with a JSON body. */
+    static MockHttpServletRequestBuilder run(String path, Object... variables) {
+        return post(path, variables).contentType(MediaType.APPLICATION_JSON).content("{\"action\": \"run\"}");
     }
 
     private static MockMvc mvc(AssertableWebApplicationContext context) {
