@@ -385,20 +385,6 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
-    void anInstanceWhoseClockIsAheadDoesNotFireTasksEarly() {
-        this.runner.withBean(java.time.Clock.class, () -> java.time.Clock.offset(java.time.Clock.systemUTC(),
-                Duration.ofSeconds(30))).run((context) -> {
-                    DelayTaskService service = context.getBean(DelayTaskService.class);
-                    long executeTime = System.currentTimeMillis() + 1000;
-                    long id = service.addTask(DelayTask.builder(RECORDED)
-                        .executeAt(java.time.Instant.ofEpochMilli(executeTime)).build());
-                    Listeners listeners = context.getBean(Listeners.class);
-                    await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(id));
-                    assertThat(listeners.runs.get(id).get(0)).isGreaterThanOrEqualTo(executeTime);
-                });
-    }
-
-    @Test
     void badTasksAreRefusedWithAClearMessageAndNothingIsWritten() {
         this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.max-parameters-size=10B")
             .run((context) -> {

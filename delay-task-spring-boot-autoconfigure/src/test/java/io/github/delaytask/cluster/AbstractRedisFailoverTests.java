@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.StreamSupport;
 
 import javax.sql.DataSource;
@@ -74,6 +75,9 @@ abstract class AbstractRedisFailoverTests {
     /** The queue whose master the fail-over test kills. */
     static final int VICTIM = 1;
 
+    /** Shorter than the Redis command timeout, so that a fail-over shows which one an add waits for. */
+    static final Duration HAND_OFF_TIMEOUT = Duration.ofMillis(200);
+
     /** Runs last: it leaves a shard without a replica. */
     static final int FAIL_OVER_ORDER = Integer.MAX_VALUE - 10;
 
@@ -114,7 +118,8 @@ abstract class AbstractRedisFailoverTests {
                     "delay-task.listener.poll-interval=50ms", "delay-task.retry.initial-delay=100ms",
                     "delay-task.reload-interval=2s", "delay-task.lease=5s",
                     // commands for a dead master fail after this, rather than Lettuce's default of a minute
-                    "spring.data.redis.timeout=2s");
+                    "spring.data.redis.timeout=2s",
+                    "delay-task.redis.hand-off-timeout=" + HAND_OFF_TIMEOUT.toMillis() + "ms");
     }
 
     @AfterEach
@@ -233,6 +238,7 @@ abstract class AbstractRedisFailoverTests {
             Listeners listeners = context.getBean(Listeners.class);
             Set<Long> ids = ConcurrentHashMap.newKeySet();
             AtomicInteger next = new AtomicInteger();
+            AtomicLong longestAdd = new AtomicLong();
             ScheduledExecutorService adder = Executors.newSingleThreadScheduledExecutor();
             FailOver failOver;
             long dropped;
@@ -242,7 +248,9 @@ abstract class AbstractRedisFailoverTests {
                 adder.scheduleAtFixedRate(() -> {
                     int type = RECORDED[next.getAndIncrement() % RECORDED.length];
                     long delay = ThreadLocalRandom.current().nextLong(2000);
+                    long start = System.nanoTime();
                     ids.add(service.addTask(DelayTask.builder(type).delay(Duration.ofMillis(delay)).build()));
+                    longestAdd.accumulateAndGet(System.nanoTime() - start, Math::max);
                 }, 0, 10, TimeUnit.MILLISECONDS);
                 await().atMost(Duration.ofSeconds(30)).until(() -> listeners.runs.size() >= 200);
                 failOver = this.redis.failOver(hashTag(VICTIM));
@@ -273,10 +281,15 @@ abstract class AbstractRedisFailoverTests {
             long ranTwice = listeners.runs.values().stream().filter((runs) -> runs.size() > 1).count();
             System.out.printf("[fail-over] %s: killed %s; replica promoted after %d ms; %d task ids of the queue "
                     + "dropped from the promoted replica; the application wrote to its slots again after %d ms; %d "
-                    + "tasks added, %d lost, %d ran more than once%n", getClass().getSimpleName(), failOver.killed(),
-                    failOver.promotion().toMillis(), dropped, clientRecovery.toMillis(), ids.size(), lost.size(),
-                    ranTwice);
+                    + "tasks added, %d lost, %d ran more than once; the longest add took %d ms%n",
+                    getClass().getSimpleName(), failOver.killed(), failOver.promotion().toMillis(), dropped,
+                    clientRecovery.toMillis(), ids.size(), lost.size(), ranTwice,
+                    TimeUnit.NANOSECONDS.toMillis(longestAdd.get()));
             assertThat(lost).isEmpty();
+            // commands to the dead master wait the 2 s Redis timeout; an add waits for Redis at most the hand-off
+            // bound, and its database round trips
+            assertThat(TimeUnit.NANOSECONDS.toMillis(longestAdd.get())).as("ms of the longest add")
+                .isLessThan(HAND_OFF_TIMEOUT.toMillis() + 1300);
             assertThat(count(context, "SELECT COUNT(*) FROM taskinfo")).isZero();
         });
     }

@@ -77,12 +77,18 @@ public class FaultApp {
 
     /** Start the application in a JVM of its own; it records its runs as {@code workerId}. */
     static WorkerProcess startWorker(String workerId, Map<String, String> properties) {
+        return startWorker(workerId, properties, Map.of());
+    }
+
+    /** Start the application in a JVM of its own, with more environment variables. */
+    static WorkerProcess startWorker(String workerId, Map<String, String> properties,
+            Map<String, String> environment) {
         List<String> args = new ArrayList<>();
         properties.forEach((key, value) -> args.add("--" + key + "=" + value));
         args.add("--" + RecordingListener.WORKER_ID + "=" + workerId);
         args.add("--logging.level.root=WARN");
         args.add("--logging.level.io.github.delaytask=INFO");
-        return WorkerProcess.start("fault-" + workerId, FaultApp.class, WORKER_JVM_OPTIONS, args);
+        return WorkerProcess.start("fault-" + workerId, FaultApp.class, WORKER_JVM_OPTIONS, args, environment);
     }
 
     private static void put(Map<String, String> properties, String property) {

@@ -37,8 +37,9 @@ class RecordingListener {
 
     @DelayTaskListener(taskType = TASK_TYPE)
     void run(DelayTask task) throws InterruptedException {
-        this.jdbc.update("INSERT INTO fault_runs (task_id, worker, started_at) VALUES (?, ?, ?)", task.getTaskId(),
-                this.workerId, System.currentTimeMillis());
+        // the database's clock, the same for every worker: a test may give a worker a wall clock of its own
+        this.jdbc.update("INSERT INTO fault_runs (task_id, worker, started_at) VALUES (?, ?, "
+                + "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT))", task.getTaskId(), this.workerId);
         if (this.handlerMillis > 0) {
             // the handler's work, from half to one and a half times the given time, so that handlers end at
             // different moments rather than in step

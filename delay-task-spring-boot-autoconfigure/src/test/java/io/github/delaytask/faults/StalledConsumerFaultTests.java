@@ -5,6 +5,7 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -17,7 +18,8 @@ import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
@@ -26,8 +28,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A consumer that stalls (a long GC pause, a starved CPU) after Redis handed it a task and before it starts the
- * handler, for longer than the lease, on the real Redis and PostgreSQL: by then the task is due again, so the
- * stalled consumer must not start it, or the task runs twice at once.
+ * handler, for longer than the lease, while a second instance runs beside it, on the real Redis and PostgreSQL: the
+ * second takes the task over once the lease ran out, and the stalled one, when it wakes, must not start the task
+ * too, wherever it stalled.
  */
 @Tag("faults")
 class StalledConsumerFaultTests {
@@ -35,8 +38,6 @@ class StalledConsumerFaultTests {
     private static final int STALLED = 6;
 
     private static final Duration LEASE = Duration.ofSeconds(1);
-
-    private static final Duration STALL = Duration.ofMillis(1500);
 
     private TestBackend backend;
 
@@ -51,28 +52,65 @@ class StalledConsumerFaultTests {
         this.backend.close();
     }
 
-    @Test
-    void consumerStalledPastTheLeaseBetweenClaimingAndStartingATaskDoesNotRunItTwice() {
+    @ParameterizedTest
+    @EnumSource(StallPoint.class)
+    void aConsumerStalledPastTheLeaseDoesNotStartTheTaskThatAnotherInstanceTookOver(StallPoint point) {
         FaultApp.runner(FaultApp.properties(this.backend, "delay-task.lease=" + LEASE.toMillis() + "ms"))
-            .withBean(StallFirstDatabaseClaim.class)
+            .withBean(Stall.class, () -> new Stall(point))
             .withUserConfiguration(SlowListener.class)
-            .run((context) -> {
-                SlowListener listener = context.getBean(SlowListener.class);
-                long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(STALLED).build());
-                FaultRuns runs = new FaultRuns(this.backend);
-                // a second run would start while the first one runs and be the one recorded, so it shows by now
-                await().atMost(Duration.ofSeconds(20)).until(() -> runs.status(id) == TaskStatus.EXECUTED);
-                System.out.println("fault: consumer-stalled-past-lease tasks=1 lost=0 duplicates="
-                        + (listener.runs.size() - 1) + " runs=" + listener.runs);
-                assertThat(context.getBean(StallFirstDatabaseClaim.class).stalled).isTrue();
-                assertThat(listener.runs).as("runs").hasSize(1);
+            .run((stalling) -> {
+                Stall stall = stalling.getBean(Stall.class);
+                long id = stalling.getBean(DelayTaskService.class).addTask(DelayTask.builder(STALLED).build());
+                assertThat(stall.reached.await(10, TimeUnit.SECONDS)).as("the stall was reached").isTrue();
+                FaultApp.runner(FaultApp.properties(this.backend, "delay-task.lease=" + LEASE.toMillis() + "ms"))
+                    .withUserConfiguration(SlowListener.class)
+                    .run((other) -> {
+                        SlowListener taker = other.getBean(SlowListener.class);
+                        await().atMost(Duration.ofSeconds(20)).until(() -> taker.runs.size() == 1);
+                        stall.release.countDown();
+                        FaultRuns runs = new FaultRuns(this.backend);
+                        await().atMost(Duration.ofSeconds(20)).until(() -> runs.status(id) == TaskStatus.EXECUTED);
+                        // the stalled consumer has woken and either lost its claim or gone past its start deadline
+                        await().atMost(Duration.ofSeconds(10)).untilTrue(stall.resumed);
+                        SlowListener stalled = stalling.getBean(SlowListener.class);
+                        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                            .until(() -> stalled.runs.isEmpty());
+                        System.out.println("fault: consumer-stalled-" + point.name().toLowerCase().replace('_', '-')
+                                + " tasks=1 lost=0 duplicates=" + (taker.runs.size() + stalled.runs.size() - 1)
+                                + " runs-by-taker=" + taker.runs.size() + " runs-by-stalled=" + stalled.runs.size());
+                        assertThat(stalled.runs).as("runs by the stalled consumer").isEmpty();
+                        assertThat(taker.runs).as("runs by the other instance").hasSize(1);
+                    });
             });
     }
 
-    /** Stalls the first claim in the database, after Redis handed the task out, for longer than the lease. */
-    static class StallFirstDatabaseClaim implements BeanPostProcessor {
+    /** Where the consumer stalls, after Redis handed it the task. */
+    enum StallPoint {
 
-        final AtomicBoolean stalled = new AtomicBoolean();
+        /** Before its claim in the database: the other instance's claim wins there. */
+        BEFORE_DATABASE_CLAIM,
+
+        /** After its claim in the database won, before the handler starts: its lease runs out meanwhile. */
+        AFTER_DATABASE_CLAIM
+
+    }
+
+    /** Stalls the first claim in the database of its instance until released, at its stall point. */
+    static class Stall implements BeanPostProcessor {
+
+        final StallPoint point;
+
+        final CountDownLatch reached = new CountDownLatch(1);
+
+        final CountDownLatch release = new CountDownLatch(1);
+
+        final AtomicBoolean resumed = new AtomicBoolean();
+
+        private final AtomicBoolean stalled = new AtomicBoolean();
+
+        Stall(StallPoint point) {
+            this.point = point;
+        }
 
         @Override
         public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -81,8 +119,9 @@ class StalledConsumerFaultTests {
             }
             return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
                     (proxy, method, args) -> {
-                        if (method.getName().startsWith("claim") && this.stalled.compareAndSet(false, true)) {
-                            TimeUnit.MILLISECONDS.sleep(STALL.toMillis()); // the stall, not a wait for anything
+                        boolean stall = method.getName().equals("claimDue") && this.stalled.compareAndSet(false, true);
+                        if (stall && this.point == StallPoint.BEFORE_DATABASE_CLAIM) {
+                            stallHere();
                         }
                         try {
                             return method.invoke(store, args);
@@ -90,7 +129,18 @@ class StalledConsumerFaultTests {
                         catch (InvocationTargetException ex) {
                             throw ex.getCause();
                         }
+                        finally {
+                            if (stall && this.point == StallPoint.AFTER_DATABASE_CLAIM) {
+                                stallHere();
+                            }
+                        }
                     });
+        }
+
+        private void stallHere() throws InterruptedException {
+            this.reached.countDown();
+            assertThat(this.release.await(30, TimeUnit.SECONDS)).isTrue();
+            this.resumed.set(true);
         }
 
     }

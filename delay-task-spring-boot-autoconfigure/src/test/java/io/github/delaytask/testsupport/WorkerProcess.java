@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -44,6 +45,15 @@ public final class WorkerProcess implements AutoCloseable {
      * @return the started process
      */
     public static WorkerProcess start(String name, Class<?> mainClass, List<String> jvmOptions, List<String> args) {
+        return start(name, mainClass, jvmOptions, args, Map.of());
+    }
+
+    /**
+     * Start {@code java -cp <this class path> <mainClass> <args>} with more environment variables, such as those
+     * that give the process a clock of its own ({@link FakeClock}).
+     */
+    public static WorkerProcess start(String name, Class<?> mainClass, List<String> jvmOptions, List<String> args,
+            Map<String, String> environment) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -54,9 +64,10 @@ public final class WorkerProcess implements AutoCloseable {
         try {
             Files.createDirectories(LOG_DIRECTORY);
             Path log = LOG_DIRECTORY.resolve(name + ".log");
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+            builder.environment().putAll(environment);
+            Process process = builder.start();
             return new WorkerProcess(name, process, log);
         }
         catch (IOException ex) {
