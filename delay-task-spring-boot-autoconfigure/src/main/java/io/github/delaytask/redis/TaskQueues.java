@@ -155,6 +155,27 @@ public class TaskQueues {
         return true;
     }
 
+    /** Up to {@code limit} ids of each of a queue's ready and in-flight sets, for the clean-up of an idle queue. */
+    public List<Long> idsReadyOrInFlight(QueueId queue, int limit) {
+        List<Long> ids = new ArrayList<>();
+        for (String key : List.of(this.keys.ready(queue), this.keys.inFlight(queue))) {
+            Set<String> members = this.redis.opsForZSet().range(key, 0, limit - 1);
+            if (members != null) {
+                members.forEach((member) -> ids.add(Long.parseLong(member)));
+            }
+        }
+        return ids;
+    }
+
+    /** Drop ids of finished tasks from a queue's ready and in-flight sets. */
+    public void forget(QueueId queue, Collection<Long> taskIds) {
+        if (!taskIds.isEmpty()) {
+            Object[] members = taskIds.stream().map(String::valueOf).toArray();
+            this.redis.opsForZSet().remove(this.keys.ready(queue), members);
+            this.redis.opsForZSet().remove(this.keys.inFlight(queue), members);
+        }
+    }
+
     /** Every queue in use, from the registry rather than by listing keys. */
     public Set<QueueId> queues() {
         Collection<String> members = this.redis.opsForSet().members(this.keys.queues());

@@ -1,6 +1,8 @@
 package io.github.delaytask.scheduling;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,9 +39,14 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     static final String REFRESH_LOCK = "refresh";
 
+    /** An idle queue holding more ids than this is not worth checking against the database now. */
+    private static final int CLEAN_UP_LIMIT = 100;
+
     private final TaskReloader reloader;
 
     private final TaskQueues queues;
+
+    private final TaskStore store;
 
     private final DistributedLocks locks;
 
@@ -55,6 +62,7 @@ public class DelayTaskJobs implements SmartLifecycle {
     public DelayTaskJobs(TaskStore store, TaskQueues queues, DistributedLocks locks, JobSettings settings) {
         this.reloader = new TaskReloader(store, queues, settings.preloadWindow());
         this.queues = queues;
+        this.store = store;
         this.locks = locks;
         this.settings = settings;
     }
@@ -133,15 +141,34 @@ public class DelayTaskJobs implements SmartLifecycle {
             }
             Long since = this.emptySince.putIfAbsent(queue, now);
             if (since != null && now - since >= this.settings.reloadInterval().toNanos()) {
-                if (this.queues.unregisterIfEmpty(queue)) {
+                if (holdsNoLiveTask(queue) && this.queues.unregisterIfEmpty(queue)) {
                     this.emptySince.remove(queue);
                 }
                 else {
-                    // ready or in flight: look again an interval later
+                    // tasks wait to be polled or run: look again an interval later
                     this.emptySince.put(queue, now);
                 }
             }
         }
+    }
+
+    /**
+     * Whether a queue with nothing due later holds only ids of tasks this store finished: such ids are dropped
+     * (nobody may ever claim them in a queue without a listener). Ids the store does not know belong to another
+     * application and stay.
+     */
+    private boolean holdsNoLiveTask(QueueId queue) {
+        List<Long> ids = this.queues.idsReadyOrInFlight(queue, CLEAN_UP_LIMIT);
+        if (ids.isEmpty()) {
+            return true;
+        }
+        if (ids.size() >= CLEAN_UP_LIMIT) {
+            return false;
+        }
+        Set<Long> finished = new HashSet<>(this.store.findKnown(ids));
+        this.store.findLive(ids).forEach((task) -> finished.remove(task.taskId()));
+        this.queues.forget(queue, finished);
+        return finished.size() == new HashSet<>(ids).size();
     }
 
     private void reloadUnderLock() {
