@@ -8,10 +8,12 @@ import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInt
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.DistributedLocks;
+import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.core.DefaultDelayTaskService;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.json.Jackson2PayloadCodec;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.listener.ListenerSettings;
@@ -125,13 +127,19 @@ public class DelayTaskAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    public PayloadCodec delayTaskPayloadCodec(ObjectProvider<ObjectMapper> objectMapper) {
+        return new Jackson2PayloadCodec(objectMapper.getIfUnique(ObjectMapper::new));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     public DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker,
-            DelayTaskProperties properties, ObjectProvider<ObjectMapper> objectMapper, ObjectProvider<Clock> clock) {
+            DelayTaskProperties properties, PayloadCodec codec, ObjectProvider<Clock> clock) {
         ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
                 properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(), properties.getRedis().getHandOffTimeout(),
                 retryPolicy(properties));
-        return new DefaultDelayTaskService(store, queues, broker, objectMapper.getIfUnique(ObjectMapper::new),
-                clock.getIfUnique(Clock::systemUTC), settings);
+        return new DefaultDelayTaskService(store, queues, broker, codec, clock.getIfUnique(Clock::systemUTC),
+                settings);
     }
 
     @Bean
@@ -153,14 +161,13 @@ public class DelayTaskAutoConfiguration {
     @ConditionalOnProperty(prefix = "delay-task.listener", name = "enabled", havingValue = "true",
             matchIfMissing = true)
     public DelayTaskListenerEndpointRegistry delayTaskListenerEndpointRegistry(
-            DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker,
-            ObjectProvider<ObjectMapper> objectMapper, DelayTaskProperties properties) {
+            DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker, PayloadCodec codec,
+            DelayTaskProperties properties) {
         DelayTaskProperties.Listener listener = properties.getListener();
         ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                 listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
                 properties.getLease(), retryPolicy(properties));
-        return new DelayTaskListenerEndpointRegistry(processor, broker, objectMapper.getIfUnique(ObjectMapper::new),
-                settings);
+        return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings);
     }
 
     private static RetryPolicy retryPolicy(DelayTaskProperties properties) {

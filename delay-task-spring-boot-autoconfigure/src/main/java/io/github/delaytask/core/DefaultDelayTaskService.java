@@ -9,11 +9,10 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
@@ -48,7 +47,7 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     private final TaskBroker broker;
 
-    private final ObjectMapper objectMapper;
+    private final PayloadCodec codec;
 
     private final Clock clock;
 
@@ -58,11 +57,11 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     private final RedisHandOff handOff;
 
-    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, ObjectMapper objectMapper,
+    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
             Clock clock, ServiceSettings settings) {
         this.store = store;
         this.broker = broker;
-        this.objectMapper = objectMapper;
+        this.codec = codec;
         this.clock = clock;
         this.settings = settings;
         this.handOff = new RedisHandOff(queues, broker, settings.redisHandOffTimeout());
@@ -335,10 +334,10 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
         byte[] parameters = task.getParameters();
         if (parameters == null && task.getPayload() != null) {
             try {
-                parameters = this.objectMapper.writeValueAsBytes(task.getPayload());
+                parameters = this.codec.write(task.getPayload());
             }
-            catch (JsonProcessingException ex) {
-                throw new IllegalArgumentException("Cannot write the payload of " + task + " as JSON", ex);
+            catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("Cannot write the payload of " + task, ex);
             }
         }
         if (parameters != null && parameters.length > this.settings.maxParametersSize()) {

@@ -4,7 +4,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
@@ -30,7 +30,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private final TaskBroker broker;
 
-    private final ObjectMapper objectMapper;
+    private final PayloadCodec codec;
 
     private final ListenerSettings settings;
 
@@ -45,10 +45,10 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     private volatile boolean running;
 
     public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
-            TaskBroker broker, ObjectMapper objectMapper, ListenerSettings settings) {
+            TaskBroker broker, PayloadCodec codec, ListenerSettings settings) {
         this.processor = processor;
         this.broker = broker;
-        this.objectMapper = objectMapper;
+        this.codec = codec;
         this.settings = settings;
     }
 
@@ -66,7 +66,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.acknowledger = new Acknowledger(this.broker, this.workers::recorded);
         this.acknowledger.start();
         for (ListenerEndpoint endpoint : endpoints) {
-            this.containers.add(new ListenerContainer(endpoint, new ListenerMethodInvoker(endpoint, this.objectMapper),
+            this.containers.add(new ListenerContainer(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
                     this.broker, this.workers, this.acknowledger, this.settings));
         }
         this.broker.addScheduleListener(this.scheduleListener);

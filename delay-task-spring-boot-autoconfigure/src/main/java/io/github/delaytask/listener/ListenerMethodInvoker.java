@@ -1,14 +1,10 @@
 package io.github.delaytask.listener;
 
-import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JavaType;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.delaytask.DelayTask;
+import io.github.delaytask.PayloadCodec;
 
 import org.springframework.util.ReflectionUtils;
 
@@ -21,17 +17,14 @@ final class ListenerMethodInvoker {
 
     private final ArgumentKind kind;
 
-    private final JavaType jsonType;
+    private final PayloadCodec.Reader payloadReader;
 
-    private final ObjectMapper objectMapper;
-
-    ListenerMethodInvoker(ListenerEndpoint endpoint, ObjectMapper objectMapper) {
+    ListenerMethodInvoker(ListenerEndpoint endpoint, PayloadCodec codec) {
         this.endpoint = endpoint;
-        this.objectMapper = objectMapper;
         Method method = endpoint.method();
         this.kind = kindOf(method);
-        this.jsonType = (this.kind == ArgumentKind.JSON)
-                ? objectMapper.constructType(method.getGenericParameterTypes()[0]) : null;
+        this.payloadReader = (this.kind == ArgumentKind.JSON) ? codec.reader(method.getGenericParameterTypes()[0])
+                : null;
         ReflectionUtils.makeAccessible(method);
     }
 
@@ -65,22 +58,18 @@ final class ListenerMethodInvoker {
         }
     }
 
-    private Object readJson(DelayTask task) throws IOException {
+    private Object readJson(DelayTask task) {
         byte[] parameters = task.getParameters();
         if (parameters == null || parameters.length == 0) {
             return null;
         }
         try {
-            return this.objectMapper.readValue(parameters, this.jsonType);
+            return this.payloadReader.read(parameters);
         }
-        catch (JsonProcessingException ex) {
-            // neither the parameters nor Jackson's message, which quotes them: they may hold personal data, and they
-            // end up in logs and in last_error
-            JsonLocation location = ex.getLocation();
+        catch (IllegalArgumentException ex) {
+            // the codec's message never quotes the parameters, which may hold personal data
             throw new IllegalArgumentException("Cannot read the parameters of task " + task.getTaskId() + " ("
-                    + parameters.length + " bytes) as " + this.jsonType + ": " + ex.getClass().getSimpleName()
-                    + ((location != null) ? " at line " + location.getLineNr() + ", column " + location.getColumnNr()
-                            : ""));
+                    + parameters.length + " bytes): " + ex.getMessage());
         }
     }
 

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.delaytask.PayloadCodec;
+import io.github.delaytask.json.Jackson2PayloadCodec;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.redis.QueueId;
@@ -26,7 +28,7 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
         .withBean(DelayTaskListenerAnnotationBeanPostProcessor.class);
 
-    private final ObjectMapper objectMapper = new ObjectMapper();
+    private final PayloadCodec codec = new Jackson2PayloadCodec(new ObjectMapper());
 
     @Test
     void findsAnnotatedMethodsOfAPlainBean() {
@@ -57,7 +59,7 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
             Object bean = context.getBean("proxied");
             assertThat(AopUtils.isJdkDynamicProxy(bean)).isTrue();
             ListenerEndpoint endpoint = onlyEndpoint(context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class));
-            new ListenerMethodInvoker(endpoint, this.objectMapper).invoke(new DelayTask(8, 0, 0, null));
+            new ListenerMethodInvoker(endpoint, this.codec).invoke(new DelayTask(8, 0, 0, null));
             assertThat(context.getBean(JdkProxyConfiguration.class).target.calls).containsExactly("handled");
         });
     }
@@ -68,7 +70,7 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
             Object bean = context.getBean("proxied");
             assertThat(AopUtils.isCglibProxy(bean)).isTrue();
             ListenerEndpoint endpoint = onlyEndpoint(context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class));
-            new ListenerMethodInvoker(endpoint, this.objectMapper).invoke(new DelayTask(8, 0, 0, null));
+            new ListenerMethodInvoker(endpoint, this.codec).invoke(new DelayTask(8, 0, 0, null));
             assertThat(context.getBean(CglibProxyConfiguration.class).target.calls).containsExactly("handled");
         });
     }
@@ -111,7 +113,7 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
             .findFirst()
             .orElseThrow();
         return new ListenerMethodInvoker(new ListenerEndpoint(new QueueId(1, 0), bean, "orders", method),
-                this.objectMapper);
+                this.codec);
     }
 
     private static ListenerEndpoint onlyEndpoint(DelayTaskListenerAnnotationBeanPostProcessor processor) {
