@@ -2,13 +2,13 @@ package io.github.delaytask.faults;
 
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
 import javax.sql.DataSource;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -29,17 +29,25 @@ class RecordingListener {
 
     private final long handlerMillis;
 
+    /** The database's time in epoch ms, as SQL. */
+    private final String now;
+
     RecordingListener(DataSource dataSource, Environment environment) {
         this.jdbc = new JdbcTemplate(dataSource);
         this.workerId = environment.getProperty(WORKER_ID, "in-process");
         this.handlerMillis = environment.getProperty(HANDLER_MILLIS, Long.class, 0L);
+        String product = this.jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()
+            .getDatabaseProductName());
+        this.now = product.toLowerCase(java.util.Locale.ROOT).contains("postgres")
+                ? "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
+                : "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000";
     }
 
     @DelayTaskListener(taskType = TASK_TYPE)
     void run(DelayTask task) throws InterruptedException {
         // the database's clock, the same for every worker: a test may give a worker a wall clock of its own
-        this.jdbc.update("INSERT INTO fault_runs (task_id, worker, started_at) VALUES (?, ?, "
-                + "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT))", task.getTaskId(), this.workerId);
+        this.jdbc.update("INSERT INTO fault_runs (task_id, worker, started_at) VALUES (?, ?, " + this.now + ")",
+                task.getTaskId(), this.workerId);
         if (this.handlerMillis > 0) {
             // the handler's work, from half to one and a half times the given time, so that handlers end at
             // different moments rather than in step
