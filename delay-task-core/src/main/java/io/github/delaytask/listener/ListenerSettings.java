@@ -1,0 +1,32 @@
+package io.github.delaytask.listener;
+
+import java.time.Duration;
+
+import io.github.delaytask.core.RetryPolicy;
+
+import org.springframework.util.Assert;
+
+/**
+ * How listeners consume tasks. Public for wiring.
+ * @param concurrency handler threads shared by all listeners of the application
+ * @param prefetch most tasks claimed ahead of free handler threads
+ * @param batchSize most tasks one poll claims
+ * @param pollInterval longest wait between polls of an idle queue
+ * @param shutdownTimeout how long running handlers may finish when the application stops
+ * @param lease how long a claimed task stays with this instance before it is delivered again
+ * @param retryPolicy retries of a listener whose annotation does not say otherwise
+ * @param virtualThreads whether handlers run on virtual threads (Java 21 or later), as many at once as on platform
+ * threads
+ */
+public record ListenerSettings(int concurrency, int prefetch, int batchSize, Duration pollInterval,
+        Duration shutdownTimeout, Duration lease, RetryPolicy retryPolicy, boolean virtualThreads) {
+
+    public ListenerSettings {
+        Assert.isTrue(concurrency >= 1, "delay-task.listener.concurrency must be at least 1");
+        Assert.isTrue(prefetch >= 0, "delay-task.listener.prefetch must not be negative");
+        Assert.isTrue(batchSize >= 1, "delay-task.listener.batch-size must be at least 1");
+        Assert.isTrue(pollInterval.toMillis() >= 1, "delay-task.listener.poll-interval must be at least 1ms");
+        Assert.isTrue(!shutdownTimeout.isNegative(), "delay-task.shutdown-timeout must not be negative");
+    }
+
+}

@@ -1,0 +1,4 @@
+/**
+ * The Actuator endpoints of delay-task.
+ */
+package io.github.delaytask.actuate;

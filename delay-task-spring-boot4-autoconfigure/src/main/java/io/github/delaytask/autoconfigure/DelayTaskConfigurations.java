@@ -1,0 +1,213 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Clock;
+
+import javax.sql.DataSource;
+
+import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.DistributedLocks;
+import io.github.delaytask.PayloadCodec;
+import io.github.delaytask.core.DefaultDelayTaskService;
+import io.github.delaytask.core.RetryPolicy;
+import io.github.delaytask.core.ServiceSettings;
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
+import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.listener.ListenerSettings;
+import io.github.delaytask.lock.RedisDistributedLocks;
+import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.scheduling.JobSettings;
+import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.store.mybatis.MybatisSetup;
+import io.github.delaytask.store.mybatis.MybatisTaskStore;
+import io.github.delaytask.store.mybatis.TaskInfoLogMapper;
+import io.github.delaytask.store.mybatis.TaskInfoMapper;
+import org.mybatis.spring.SqlSessionTemplate;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.system.JavaVersion;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The configurations {@link DelayTaskAutoConfiguration} and {@link DelayTaskLockAutoConfiguration} import, one per
+ * part of the starter, each bean defined once.
+ */
+final class DelayTaskConfigurations {
+
+    /** The name of the clock of delays, back-offs and lock records. */
+    static final String CLOCK = "delayTaskClock";
+
+    private DelayTaskConfigurations() {
+    }
+
+    /** The starter's clock, which {@link #CLOCK a bean of that name} replaces. */
+    static Clock clock(BeanFactory beanFactory) {
+        return beanFactory.getBean(CLOCK, Clock.class);
+    }
+
+    /**
+     * The starter's clock: not a candidate for autowiring, so that the application's beans that want a
+     * {@link Clock} do not get it by accident, and an application's own {@code Clock} bean does not change the
+     * starter's unless it is named {@value #CLOCK}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class ClockConfiguration {
+
+        @Bean(name = CLOCK, autowireCandidate = false)
+        @ConditionalOnMissingBean(name = CLOCK)
+        Clock delayTaskClock() {
+            return Clock.systemUTC();
+        }
+
+    }
+
+    /** The Redis keys and the distributed lock, which the lock auto-configuration and the jobs share. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(StringRedisTemplate.class)
+    static class KeysConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RedisKeys delayTaskRedisKeys(DelayTaskProperties properties, ObjectProvider<TaskStore> store) {
+            return DelayTaskRedisKeys.of(properties, store);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(DistributedLocks.class)
+        RedisDistributedLocks delayTaskLocks(StringRedisTemplate redisTemplate, RedisKeys keys,
+                BeanFactory beanFactory) {
+            return new RedisDistributedLocks(redisTemplate, keys, clock(beanFactory));
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class StoreConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OptimisticLockerInnerInterceptor optimisticLockerInnerInterceptor() {
+            return new OptimisticLockerInnerInterceptor();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        TaskStore delayTaskStore(SqlSessionTemplate sqlSessionTemplate,
+                ObjectProvider<OptimisticLockerInnerInterceptor> lockers,
+                ObjectProvider<PlatformTransactionManager> transactionManager) {
+            MybatisSetup.installOptimisticLock(sqlSessionTemplate.getConfiguration(),
+                    lockers.getIfAvailable(OptimisticLockerInnerInterceptor::new));
+            DataSource dataSource = sqlSessionTemplate.getConfiguration().getEnvironment().getDataSource();
+            TransactionTemplate transactions = new TransactionTemplate(
+                    transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));
+            return new MybatisTaskStore(MybatisSetup.mapper(sqlSessionTemplate, TaskInfoMapper.class),
+                    MybatisSetup.mapper(sqlSessionTemplate, TaskInfoLogMapper.class), transactions,
+                    new JdbcTemplate(dataSource),
+                    MybatisSetup.identifierGenerator(sqlSessionTemplate.getConfiguration()));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnSingleCandidate(DataSource.class)
+        DelayTaskDataSourceScriptDatabaseInitializer delayTaskDataSourceScriptDatabaseInitializer(
+                DataSource dataSource, DelayTaskProperties properties) {
+            // not the SqlSessionTemplate's DataSource: Boot makes JDBC users wait for initializers, which would be
+            // a cycle
+            return new DelayTaskDataSourceScriptDatabaseInitializer(dataSource, properties.getJdbc());
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ServiceConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, RedisKeys keys) {
+            return new TaskQueues(redisTemplate, keys);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        TaskBroker delayTaskBroker(TaskStore store, TaskQueues queues, DelayTaskProperties properties,
+                BeanFactory beanFactory) {
+            return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker,
+                DelayTaskProperties properties, PayloadCodec codec, BeanFactory beanFactory) {
+            ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
+                    properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(),
+                    properties.getRedis().getHandOffTimeout(), retryPolicy(properties));
+            return new DefaultDelayTaskService(store, queues, broker, codec, clock(beanFactory), settings);
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ListenerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        static DelayTaskListenerAnnotationBeanPostProcessor delayTaskListenerAnnotationBeanPostProcessor() {
+            return new DelayTaskListenerAnnotationBeanPostProcessor();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBooleanProperty(name = "delay-task.listener.enabled", matchIfMissing = true)
+        DelayTaskListenerEndpointRegistry delayTaskListenerEndpointRegistry(
+                DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker, PayloadCodec codec,
+                DelayTaskProperties properties, Environment environment) {
+            DelayTaskProperties.Listener listener = properties.getListener();
+            ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
+                    listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
+                    properties.getLease(), retryPolicy(properties), virtualThreads(environment));
+            return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings);
+        }
+
+        /** Boot's own test of {@code spring.threads.virtual.enabled}, which works on Java 21 and later only. */
+        private static boolean virtualThreads(Environment environment) {
+            return environment.getProperty("spring.threads.virtual.enabled", boolean.class, false)
+                    && JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE);
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class JobsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, DistributedLocks locks,
+                DelayTaskProperties properties) {
+            return new DelayTaskJobs(store, queues, locks, new JobSettings(properties.getPreloadWindow(),
+                    properties.getReloadInterval(), properties.getRefreshInterval()));
+        }
+
+    }
+
+    static RetryPolicy retryPolicy(DelayTaskProperties properties) {
+        DelayTaskProperties.Retry retry = properties.getRetry();
+        return new RetryPolicy(retry.getMaxAttempts(), retry.getInitialDelay(), retry.getMultiplier(),
+                retry.getMaxDelay());
+    }
+
+}

@@ -1,0 +1,801 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskException;
+import io.github.delaytask.DelayTaskListener;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.RetryLaterException;
+import io.github.delaytask.TaskDetails;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.store.StoredTask;
+import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The whole path (add, Redis, refresh, listener, status in the database) against one backend. Subclasses pick the
+ * backend: embedded Redis and H2 by default, the real services in the {@code real-services} group.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractDelayTaskIntegrationTests {
+
+    static final int RECORDED = 1;
+
+    static final int PAYLOAD = 2;
+
+    static final int FLAKY = 3;
+
+    static final int RETRY_LATER = 4;
+
+    static final int SLOW = 5;
+
+    static final int NO_LISTENER = 9;
+
+    private TestBackend backend;
+
+    private ApplicationContextRunner runner;
+
+    protected abstract TestBackend createBackend();
+
+    @BeforeAll
+    void startBackend() {
+        this.backend = createBackend();
+        this.runner = this.backend.applicationRunner()
+            .withUserConfiguration(Listeners.class)
+            .withPropertyValues("delay-task.retry.initial-delay=100ms", "delay-task.retry.max-attempts=3",
+                    "delay-task.listener.poll-interval=50ms");
+    }
+
+    @AfterAll
+    void stopBackend() {
+        if (this.backend != null) {
+            this.backend.close();
+        }
+    }
+
+    @BeforeEach
+    void clean() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+            jdbc.update("DELETE FROM taskinfo");
+            jdbc.update("DELETE FROM taskinfo_logs");
+        });
+        this.backend.deleteRedisKeys();
+    }
+
+    @Test
+    void addedTaskRunsOnItsListenerAndIsMarkedExecuted() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(300)).parameters("hi").build());
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(id));
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(listeners.runs.get(id)).hasSize(1);
+            assertThat(listeners.received.get(id).getParametersAsString()).isEqualTo("hi");
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo WHERE task_id = " + id)).isZero();
+            await().atMost(Duration.ofSeconds(5)).until(() -> redisSizes(context, RECORDED)[2] == 0);
+        });
+    }
+
+    @Test
+    void taskRunsNoEarlierThanItsExecuteTimeAndWithinASecondOfIt() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            DelayTask task = DelayTask.builder(RECORDED).delay(Duration.ofMillis(1500)).build();
+            long id = service.addTask(task);
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(id));
+            long startedAt = listeners.runs.get(id).get(0);
+            // the seeds' design fired up to a minute late; a generous bound, not a benchmark
+            assertThat(startedAt).isBetween(task.getExecuteTime(), task.getExecuteTime() + 1000);
+        });
+    }
+
+    @Test
+    void taskDueInThePastRunsAtOnce() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(RECORDED)
+                .executeAt(java.time.Instant.now().minus(Duration.ofHours(1))).build());
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> listeners.runs.containsKey(id));
+        });
+    }
+
+    @Test
+    void jsonPayloadIsReadIntoTheListenerParameterType() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(PAYLOAD).payload(new Order(42L, "UNPAID")).build());
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !listeners.orders.isEmpty());
+            assertThat(listeners.orders).containsExactly(new Order(42L, "UNPAID"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+        });
+    }
+
+    @Test
+    void cancelledTaskNeverRunsWhileLaterTasksDo() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long cancelled = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(500)).build());
+            long sentinel = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(1000)).build());
+            assertThat(service.cancelTask(cancelled)).isTrue();
+            assertThat(service.cancelTask(cancelled)).isFalse();
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(sentinel));
+            assertThat(listeners.runs).doesNotContainKey(cancelled);
+            assertThat(status(context, cancelled)).isEqualTo(TaskStatus.CANCELLED);
+        });
+    }
+
+    @Test
+    void cancelOfAnUnknownOrExecutedTaskReturnsFalse() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            assertThat(service.cancelTask(123456789L)).isFalse();
+            long id = service.addTask(DelayTask.builder(RECORDED).build());
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(service.cancelTask(id)).isFalse();
+        });
+    }
+
+    @Test
+    void pollTakesADueTaskOfATypeWithoutListenerAndMarksItExecuted() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long later = service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofMinutes(2)).build());
+            assertThat(service.poll(NO_LISTENER, 0)).isNull();
+            long due = service.addTask(DelayTask.builder(NO_LISTENER).parameters("now").build());
+            DelayTask polled = service.poll(NO_LISTENER, 0);
+            assertThat(polled).isNotNull();
+            assertThat(polled.getTaskId()).isEqualTo(due);
+            assertThat(polled.getParametersAsString()).isEqualTo("now");
+            assertThat(status(context, due)).isEqualTo(TaskStatus.EXECUTED);
+            assertThat(service.poll(NO_LISTENER, 0)).isNull();
+            assertThat(status(context, later)).isEqualTo(TaskStatus.SCHEDULED);
+        });
+    }
+
+    @Test
+    void taskBeyondThePreloadWindowStaysInTheDatabaseUntilReloadBringsItIn() {
+        this.runner.withPropertyValues("delay-task.preload-window=2s", "delay-task.reload-interval=500ms")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                DelayTask task = DelayTask.builder(RECORDED).delay(Duration.ofSeconds(4)).build();
+                long id = service.addTask(task);
+                assertThat(redisSizes(context, RECORDED)[0]).isZero();
+                Listeners listeners = context.getBean(Listeners.class);
+                await().atMost(Duration.ofSeconds(15)).until(() -> listeners.runs.containsKey(id));
+                assertThat(listeners.runs.get(id).get(0)).isGreaterThanOrEqualTo(task.getExecuteTime());
+            });
+    }
+
+    @Test
+    void pendingTasksRunAfterTheApplicationRestarts() {
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            for (int i = 0; i < 20; i++) {
+                ids.add(service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(100)).build()));
+            }
+        });
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.keySet().containsAll(ids));
+            assertThat(ids).allSatisfy((id) -> assertThat(listeners.runs.get(id)).hasSize(1));
+        });
+    }
+
+    @Test
+    void tasksLostFromRedisComeBackFromTheDatabase() {
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            for (int i = 0; i < 10; i++) {
+                ids.add(service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(200)).build()));
+            }
+        });
+        this.backend.deleteRedisKeys();
+        assertThat(this.backend.redisKeys()).isEmpty();
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.keySet().containsAll(ids));
+        });
+    }
+
+    @Test
+    void failingHandlerIsRetriedWithBackOffThenSucceeds() {
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            listeners.flakyFailures.set(1);
+            long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(FLAKY).build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(listeners.flakyRuns.get()).isEqualTo(2);
+            assertThat(count(context, "SELECT attempts FROM taskinfo_logs WHERE task_id = " + id)).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void handlerFailingEveryAttemptLeavesTheTaskDeadWithItsError() {
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            listeners.flakyFailures.set(100);
+            long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(FLAKY).build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.DEAD);
+            assertThat(listeners.flakyRuns.get()).isEqualTo(3);
+            String error = new JdbcTemplate(context.getBean(DataSource.class))
+                .queryForObject("SELECT last_error FROM taskinfo_logs WHERE task_id = " + id, String.class);
+            assertThat(error).contains("flaky failure");
+        });
+    }
+
+    @Test
+    void taskAddedInATransactionThatRollsBackLeavesNothingBehind() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+            long[] id = new long[1];
+            transaction.executeWithoutResult((status) -> {
+                id[0] = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                status.setRollbackOnly();
+            });
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs WHERE task_id = " + id[0])).isZero();
+            assertThat(redisSizes(context, NO_LISTENER)).containsExactly(0, 0, 0);
+            assertThat(service.poll(NO_LISTENER, 0)).isNull();
+        });
+    }
+
+    @Test
+    void addingATaskWithAnExistingIdFailsAndChangesNothing() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            service.addTask(DelayTask.builder(NO_LISTENER).taskId(77L).parameters("first").build());
+            assertThatExceptionOfType(DelayTaskException.class)
+                .isThrownBy(() -> service.addTask(DelayTask.builder(NO_LISTENER).taskId(77L).parameters("second").build()))
+                .withMessageContaining("77");
+            assertThat(service.poll(NO_LISTENER, 0).getParametersAsString()).isEqualTo("first");
+        });
+    }
+
+    @Test
+    void reloadIsIdempotentAndLeavesTasksInFlightAlone() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofMinutes(1)).build());
+            long inFlight = service.addTask(DelayTask.builder(NO_LISTENER).build());
+            TaskBroker.Batch claimed = context.getBean(TaskBroker.class).claim(new QueueId(NO_LISTENER, 0), 10);
+            assertThat(claimed.tasks()).extracting(StoredTask::taskId).containsExactly(inFlight);
+            DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
+            assertThat(jobs.reloadNow()).isEqualTo(2);
+            assertThat(jobs.reloadNow()).isEqualTo(2);
+            assertThat(redisSizes(context, NO_LISTENER)).as("future, ready, in flight").containsExactly(1, 0, 1);
+            assertThat(service.poll(NO_LISTENER, 0)).as("the task in flight is not handed out again").isNull();
+            assertThat(context.getBean(TaskBroker.class).complete(claimed.tasks().get(0))).isTrue();
+        });
+    }
+
+    @Test
+    void aQueueWithNoTasksLeftLeavesTheRegistryAndComesBackWithItsNextTask() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.reload-interval=300ms",
+                "delay-task.preload-window=2s", "delay-task.refresh-interval=100ms").run((context) -> {
+                    DelayTaskService service = context.getBean(DelayTaskService.class);
+                    TaskQueues queues = context.getBean(TaskQueues.class);
+                    QueueId queue = new QueueId(NO_LISTENER, 0);
+                    long first = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                    assertThat(queues.queues()).contains(queue);
+                    assertThat(service.poll(NO_LISTENER, 0)).isNotNull();
+                    // an old id left behind, as a reload that read the task just before it ran would leave it
+                    queues.reload(queue, java.util.Map.of(first, System.currentTimeMillis()));
+                    await().atMost(Duration.ofSeconds(10)).until(() -> !queues.queues().contains(queue));
+                    assertThat(redisSizes(context, NO_LISTENER)).containsExactly(0, 0, 0);
+                    long next = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                    assertThat(queues.queues()).contains(queue);
+                    assertThat(service.poll(NO_LISTENER, 0).getTaskId()).isEqualTo(next);
+                });
+    }
+
+    @Test
+    void cancelAndDispatchOfTheSameTasksRaceToExactlyOneWinner() {
+        this.runner.withPropertyValues("delay-task.listener.concurrency=4").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long dueAt = System.currentTimeMillis() + 500;
+            List<Long> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                ids.add(service.addTask(DelayTask.builder(RECORDED).executeAt(java.time.Instant.ofEpochMilli(dueAt))
+                    .build()));
+            }
+            Map<Long, Boolean> cancelled = new ConcurrentHashMap<>();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !listeners.runs.isEmpty());
+            ids.parallelStream().forEach((id) -> cancelled.put(id, service.cancelTask(id)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> count(context,
+                    "SELECT COUNT(*) FROM taskinfo_logs WHERE status = " + TaskStatus.SCHEDULED.code()) == 0);
+            for (Long id : ids) {
+                TaskStatus status = status(context, id);
+                if (status == TaskStatus.CANCELLED) {
+                    assertThat(cancelled.get(id)).as("cancel of %s", id).isTrue();
+                    assertThat(listeners.runs).as("runs of cancelled %s", id).doesNotContainKey(id);
+                }
+                else {
+                    assertThat(status).isEqualTo(TaskStatus.EXECUTED);
+                    assertThat(cancelled.get(id)).as("cancel of %s", id).isFalse();
+                    assertThat(listeners.runs.get(id)).as("runs of %s", id).hasSize(1);
+                }
+            }
+        });
+    }
+
+    @Test
+    void taskTakenButNotAcknowledgedWithinItsLeaseIsDeliveredAgain() {
+        long[] taken = new long[2];
+        this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.lease=1s").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(RECORDED).build());
+            // a consumer takes the task and dies before acknowledging it
+            TaskBroker.Batch batch = context.getBean(TaskBroker.class).claim(new QueueId(RECORDED, 0), 1);
+            assertThat(batch.tasks()).extracting(StoredTask::taskId).containsExactly(id);
+            assertThat(service.cancelTask(id)).as("a taken task cannot be cancelled").isFalse();
+            taken[0] = id;
+            taken[1] = System.currentTimeMillis();
+        });
+        this.runner.withPropertyValues("delay-task.lease=1s").run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(taken[0]));
+            assertThat(listeners.runs.get(taken[0]).get(0)).isGreaterThanOrEqualTo(taken[1] + 900);
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(context, taken[0]) == TaskStatus.EXECUTED);
+            assertThat(count(context, "SELECT attempts FROM taskinfo_logs WHERE task_id = " + taken[0]))
+                .as("the consumer that died never started the handler: one run")
+                .isEqualTo(1);
+        });
+    }
+
+    @Test
+    void badTasksAreRefusedWithAClearMessageAndNothingIsWritten() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.max-parameters-size=10B")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> service.addTask(null))
+                    .withMessageContaining("null");
+                assertThatExceptionOfType(IllegalArgumentException.class)
+                    .isThrownBy(() -> service.addTask(DelayTask.builder(-1).build()))
+                    .withMessageContaining("Task type -1");
+                assertThatExceptionOfType(IllegalArgumentException.class)
+                    .isThrownBy(() -> service.addTask(DelayTask.builder(1).priority(DelayTask.MAX_PRIORITY + 1).build()))
+                    .withMessageContaining("Priority");
+                assertThatExceptionOfType(IllegalArgumentException.class)
+                    .isThrownBy(() -> service.addTask(DelayTask.builder(1).parameters("more than ten bytes").build()))
+                    .withMessageContaining("delay-task.max-parameters-size");
+                assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isZero();
+                assertThat(this.backend.redisKeys()).as("only the jobs' locks").allMatch((key) -> key.contains(":lock:"));
+            });
+    }
+
+    @Test
+    void addingATaskWhoseBusinessKeyIsLiveReturnsTheExistingTaskAndStoresNothing() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long first = service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:1:timeout")
+                .delay(Duration.ofMinutes(30)).build());
+            long second = service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:1:timeout")
+                .delay(Duration.ofMinutes(5)).build());
+            assertThat(second).isEqualTo(first);
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void concurrentSingleAddsEachGetTheirOwnTaskAndOnlyTheAddOfAnExistingIdFails() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            service.addTask(DelayTask.builder(NO_LISTENER).taskId(77L).parameters("first").delay(Duration.ofHours(1))
+                .build());
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Long>> adds = new ArrayList<>();
+                for (int i = 0; i < 400; i++) {
+                    DelayTask task = (i == 200) ? DelayTask.builder(NO_LISTENER).taskId(77L).parameters("second").build()
+                            : DelayTask.builder(RECORDED).delay(Duration.ofMillis(100)).parameters("n" + i).build();
+                    adds.add(pool.submit(() -> {
+                        start.await();
+                        return service.addTask(task);
+                    }));
+                }
+                start.countDown();
+                Map<Long, Integer> added = new java.util.HashMap<>();
+                for (int i = 0; i < adds.size(); i++) {
+                    if (i == 200) {
+                        assertThatExceptionOfType(ExecutionException.class).isThrownBy(adds.get(i)::get)
+                            .havingCause()
+                            .isInstanceOf(DelayTaskException.class)
+                            .withMessageContaining("77");
+                    }
+                    else {
+                        added.put(adds.get(i).get(), i);
+                    }
+                }
+                assertThat(added).hasSize(399);
+                Listeners listeners = context.getBean(Listeners.class);
+                await().atMost(Duration.ofSeconds(20)).until(() -> listeners.runs.keySet().containsAll(added.keySet()));
+                added.forEach((id, i) -> {
+                    assertThat(listeners.runs.get(id)).hasSize(1);
+                    assertThat(listeners.received.get(id).getParametersAsString()).isEqualTo("n" + i);
+                });
+                assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isEqualTo(400);
+                assertThat(new String(service.findTask(77L).orElseThrow().parameters(),
+                        java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("first");
+            }
+            finally {
+                pool.shutdownNow();
+            }
+        });
+    }
+
+    @Test
+    void theStoreSeesACallersTransactionWithOrWithoutSynchronizationSoSuchAddsAreNeverShared() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            TaskStore store = context.getBean(TaskStore.class);
+            DataSourceTransactionManager unsynchronized = new DataSourceTransactionManager(
+                    context.getBean(DataSource.class));
+            unsynchronized.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+            assertThat(store.inCallerTransaction()).isFalse();
+            new TransactionTemplate(unsynchronized)
+                .executeWithoutResult((status) -> assertThat(store.inCallerTransaction()).isTrue());
+            context.getBean(TransactionTemplate.class)
+                .executeWithoutResult((status) -> assertThat(store.inCallerTransaction()).isTrue());
+            assertThat(store.inCallerTransaction()).isFalse();
+        });
+    }
+
+    @Test
+    void concurrentAddsOfOneBusinessKeyMakeOneTask() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            java.util.Set<Long> ids = ConcurrentHashMap.newKeySet();
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> adds = new java.util.ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                adds.add(pool.submit(() -> {
+                    start.await();
+                    return ids.add(service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:2:timeout")
+                        .delay(Duration.ofMinutes(30)).build()));
+                }));
+            }
+            start.countDown();
+            for (Future<?> add : adds) {
+                add.get();
+            }
+            pool.shutdown();
+            assertThat(ids).hasSize(1);
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo")).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void cancelByBusinessKeyFreesTheKeyForANewTask() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long first = service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:3").build());
+            assertThat(service.cancelTask("order:3")).isTrue();
+            assertThat(service.cancelTask("order:3")).isFalse();
+            long second = service.addTask(DelayTask.builder(NO_LISTENER).bizKey("order:3").build());
+            assertThat(second).isNotEqualTo(first);
+            assertThat(service.findTask(first)).get().extracting(TaskDetails::status).isEqualTo(TaskStatus.CANCELLED);
+            assertThat(service.findTask(second)).get().extracting(TaskDetails::status)
+                .isEqualTo(TaskStatus.SCHEDULED);
+        });
+    }
+
+    @Test
+    void findTaskShowsStatusAttemptsAndLastErrorAndDeadTasksCanBeListedAndRequeued() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            listeners.flakyFailures.set(3);
+            long id = service.addTask(DelayTask.builder(FLAKY).parameters("x").build());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(id).map(TaskDetails::status).orElse(null) == TaskStatus.DEAD);
+            TaskDetails dead = service.findTask(id).orElseThrow();
+            assertThat(dead.attempts()).isEqualTo(3);
+            assertThat(dead.lastError()).contains("flaky failure");
+            assertThat(service.findDeadTasks(0, 10)).extracting(TaskDetails::taskId).containsExactly(id);
+            assertThat(service.requeueTask(id)).isTrue();
+            assertThat(service.requeueTask(id)).as("no longer dead").isFalse();
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(id).map(TaskDetails::status).orElse(null) == TaskStatus.EXECUTED);
+            assertThat(listeners.flakyRuns.get()).isEqualTo(4);
+            assertThat(service.findDeadTasks(0, 10)).isEmpty();
+            assertThat(service.findTask(987654321L)).isEmpty();
+        });
+    }
+
+    @Test
+    void rescheduledTaskFiresAtItsNewTimeOnly() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long movedLater = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(300)).build());
+            long movedEarlier = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofHours(1)).build());
+            long later = System.currentTimeMillis() + 2000;
+            assertThat(service.rescheduleTask(movedLater, java.time.Instant.ofEpochMilli(later))).isTrue();
+            assertThat(service.rescheduleTask(movedEarlier, java.time.Instant.now())).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> listeners.runs.containsKey(movedEarlier));
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(movedLater));
+            assertThat(listeners.runs.get(movedLater)).hasSize(1);
+            assertThat(listeners.runs.get(movedLater).get(0)).isGreaterThanOrEqualTo(later);
+            assertThat(service.rescheduleTask(movedLater, java.time.Instant.now())).as("already ran").isFalse();
+        });
+    }
+
+    @Test
+    void handlerCanChooseWhenItsTaskRunsAgainAndTheListenerBoundsItsAttempts() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long id = service.addTask(DelayTask.builder(RETRY_LATER).build());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(id).map(TaskDetails::status).orElse(null) == TaskStatus.DEAD);
+            List<Long> runs = listeners.runs.get(id);
+            assertThat(runs).as("maxAttempts = 2 on the annotation").hasSize(2);
+            assertThat(runs.get(1) - runs.get(0)).as("the delay the handler asked for").isGreaterThanOrEqualTo(700);
+        });
+    }
+
+    @Test
+    void taskAddedInACommittedTransactionReachesRedisOnlyAtTheCommit() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+            long id = transaction.execute((status) -> {
+                long taskId = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                assertThat(redisSizes(context, NO_LISTENER)).as("before the commit").containsExactly(0, 0, 0);
+                return taskId;
+            });
+            assertThat(redisSizes(context, NO_LISTENER)[0]).isEqualTo(1);
+            assertThat(service.poll(NO_LISTENER, 0).getTaskId()).isEqualTo(id);
+        });
+    }
+
+    @Test
+    void closingTheApplicationLetsRunningHandlersFinishAndRecordsThem() {
+        long[] id = new long[1];
+        Listeners[] closed = new Listeners[1];
+        this.runner.run((context) -> {
+            closed[0] = context.getBean(Listeners.class);
+            id[0] = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(SLOW).build());
+            await().atMost(Duration.ofSeconds(5)).until(() -> closed[0].slowStarted.getCount() == 0);
+        });
+        assertThat(closed[0].slowFinished.get()).as("the handler finished before the context closed").isEqualTo(1);
+        this.runner.withPropertyValues("delay-task.listener.enabled=false")
+            .run((context) -> assertThat(status(context, id[0])).isEqualTo(TaskStatus.EXECUTED));
+    }
+
+    @Test
+    void addTasksStoresABatchAndEachTaskRunsOnce() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            List<DelayTask> batch = new java.util.ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                batch.add(DelayTask.builder(RECORDED).delay(Duration.ofMillis(200)).parameters("n" + i).build());
+            }
+            batch.add(DelayTask.builder(RECORDED).bizKey("batch:key").build());
+            batch.add(DelayTask.builder(RECORDED).bizKey("batch:key").build());
+            List<Long> ids = service.addTasks(batch);
+            assertThat(ids).hasSize(52);
+            assertThat(ids.get(50)).as("same business key, same task").isEqualTo(ids.get(51));
+            assertThat(batch.get(7).getTaskId()).isEqualTo(ids.get(7));
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.keySet().containsAll(ids));
+            assertThat(ids).allSatisfy((id) -> assertThat(listeners.runs.get(id)).hasSize(1));
+            assertThat(listeners.received.get(ids.get(7)).getParametersAsString()).isEqualTo("n7");
+            await().atMost(Duration.ofSeconds(5)).until(() -> count(context,
+                    "SELECT COUNT(*) FROM taskinfo_logs WHERE status = " + TaskStatus.EXECUTED.code()) == 51);
+        });
+    }
+
+    @Test
+    void addTasksInATransactionThatRollsBackStoresNone() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            context.getBean(TransactionTemplate.class).executeWithoutResult((status) -> {
+                service.addTasks(List.of(DelayTask.builder(NO_LISTENER).build(), DelayTask.builder(NO_LISTENER).build()));
+                status.setRollbackOnly();
+            });
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isZero();
+            assertThat(redisSizes(context, NO_LISTENER)).containsExactly(0, 0, 0);
+        });
+    }
+
+    @Test
+    void aClaimWinsOnlyLiveDueTasksThatNoConsumerHoldsAndAFinishOnlyItsOwnClaim() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TaskStore store = context.getBean(TaskStore.class);
+            long now = store.currentTimeMillis();
+            List<Long> ids = new ArrayList<>(service.addTasks(List.of(DelayTask.builder(NO_LISTENER).build(),
+                    DelayTask.builder(NO_LISTENER).build(), DelayTask.builder(NO_LISTENER).build(),
+                    DelayTask.builder(NO_LISTENER).delay(Duration.ofHours(1)).build())));
+            long cancelled = service.addTask(DelayTask.builder(NO_LISTENER).build());
+            assertThat(service.cancelTask(cancelled)).isTrue();
+            ids.add(cancelled);
+            long held = ids.get(1);
+            assertThat(store.claimDue(List.of(held), now + 1000, now + 60_000)).extracting(StoredTask::taskId)
+                .containsExactly(held);
+
+            List<StoredTask> won = store.claimDue(ids, now + 1000, now + 60_000);
+
+            assertThat(won).extracting(StoredTask::taskId).containsExactlyInAnyOrder(ids.get(0), ids.get(2));
+            assertThat(won).allSatisfy((task) -> {
+                assertThat(task.leaseUntil()).isEqualTo(now + 60_000);
+                assertThat(task.attempts()).as("a claim is not a run").isZero();
+                assertThat(task.attempt()).isEqualTo(1);
+                assertThat(task.version()).isEqualTo(2);
+            });
+            assertThat(store.claimDue(List.of(held), now + 60_000, now + 120_000)).as("taken over once the lease ran out")
+                .extracting(StoredTask::version)
+                .containsExactly(3);
+            assertThat(store.finishAllExecuted(won)).hasSize(2);
+            assertThat(store.finishAllExecuted(won)).as("already finished").isEmpty();
+            StoredTask firstClaimOfHeld = new StoredTask(held, NO_LISTENER, 0, now, null, 2, 1, now + 60_000);
+            assertThat(store.finishAllExecuted(List.of(firstClaimOfHeld))).as("lost to the take-over").isEmpty();
+            assertThat(status(context, held)).isEqualTo(TaskStatus.SCHEDULED);
+            assertThat(status(context, ids.get(0))).isEqualTo(TaskStatus.EXECUTED);
+        });
+    }
+
+    @Test
+    void tasksClaimedButNotStartedGoBackAtOnceWhenTheApplicationCloses() {
+        List<Long> ids = new CopyOnWriteArrayList<>();
+        this.runner.withPropertyValues("delay-task.listener.concurrency=1", "delay-task.listener.prefetch=5")
+            .run((context) -> {
+                Listeners listeners = context.getBean(Listeners.class);
+                ids.addAll(context.getBean(DelayTaskService.class).addTasks(List.of(DelayTask.builder(SLOW).build(),
+                        DelayTask.builder(SLOW).build(), DelayTask.builder(SLOW).build())));
+                await().atMost(Duration.ofSeconds(5)).until(() -> listeners.slowStarted.getCount() == 0);
+                await().atMost(Duration.ofSeconds(5)).until(() -> count(context,
+                        "SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL") == 3);
+            });
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL")).isZero();
+            assertThat(count(context, "SELECT COUNT(*) FROM taskinfo WHERE attempts > 0")).isZero();
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            // due again now, not after the 30 s lease
+            assertThat(service.poll(SLOW, 0)).isNotNull();
+            assertThat(service.poll(SLOW, 0)).isNotNull();
+            assertThat(service.poll(SLOW, 0)).isNull();
+        });
+    }
+
+    @Test
+    void reloadDoesNotQueueATaskThatIsAlreadyReadyASecondTime() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(NO_LISTENER).build());
+            DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                jobs.refreshNow();
+                return redisSizes(context, NO_LISTENER)[1] == 1;
+            });
+            jobs.reloadNow();
+            jobs.refreshNow();
+            assertThat(redisSizes(context, NO_LISTENER)).containsExactly(0, 1, 0);
+            assertThat(service.poll(NO_LISTENER, 0).getTaskId()).isEqualTo(id);
+            assertThat(redisSizes(context, NO_LISTENER)).as("acknowledged, nothing left").containsExactly(0, 0, 0);
+        });
+    }
+
+    private TaskStatus status(AssertableApplicationContext context, long id) {
+        Integer code = new JdbcTemplate(context.getBean(DataSource.class))
+            .queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?", Integer.class, id);
+        return TaskStatus.fromCode(code);
+    }
+
+    private long count(AssertableApplicationContext context, String sql) {
+        Long value = new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(sql, Long.class);
+        return (value != null) ? value : 0;
+    }
+
+    private long[] redisSizes(AssertableApplicationContext context, int taskType) {
+        return context.getBean(TaskQueues.class).sizes(new QueueId(taskType, 0));
+    }
+
+    record Order(Long id, String status) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Listeners {
+
+        final Map<Long, List<Long>> runs = new ConcurrentHashMap<>();
+
+        final Map<Long, DelayTask> received = new ConcurrentHashMap<>();
+
+        final List<Order> orders = new CopyOnWriteArrayList<>();
+
+        final AtomicInteger flakyFailures = new AtomicInteger();
+
+        final AtomicInteger flakyRuns = new AtomicInteger();
+
+        @DelayTaskListener(taskType = RECORDED)
+        void record(DelayTask task) {
+            this.runs.computeIfAbsent(task.getTaskId(), (id) -> new CopyOnWriteArrayList<>())
+                .add(System.currentTimeMillis());
+            this.received.put(task.getTaskId(), task);
+        }
+
+        @DelayTaskListener(taskType = PAYLOAD)
+        void order(Order order) {
+            this.orders.add(order);
+        }
+
+        @DelayTaskListener(taskType = FLAKY)
+        void flaky(byte[] parameters) {
+            this.flakyRuns.incrementAndGet();
+            if (this.flakyFailures.getAndDecrement() > 0) {
+                throw new IllegalStateException("flaky failure");
+            }
+        }
+
+        final CountDownLatch slowStarted = new CountDownLatch(1);
+
+        final AtomicInteger slowFinished = new AtomicInteger();
+
+        @DelayTaskListener(taskType = RETRY_LATER, maxAttempts = 2, initialDelay = "${test.unused-delay:10ms}")
+        void retryLater(DelayTask task) {
+            record(task);
+            throw new RetryLaterException(Duration.ofMillis(700));
+        }
+
+        @DelayTaskListener(taskType = SLOW)
+        void slow(DelayTask task) throws InterruptedException {
+            this.slowStarted.countDown();
+            // long enough that the context closes while it runs; short enough for the shutdown timeout
+            java.util.concurrent.TimeUnit.MILLISECONDS.sleep(500);
+            this.slowFinished.incrementAndGet();
+        }
+
+        @Bean
+        TransactionTemplate transactionTemplate(org.springframework.transaction.PlatformTransactionManager manager) {
+            return new TransactionTemplate(manager);
+        }
+
+    }
+
+}

@@ -1,0 +1,450 @@
+package io.github.delaytask.autoconfigure;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskListener;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.RetryLaterException;
+import io.github.delaytask.TaskDetails;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.store.StoredTask;
+import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * How outcomes are recorded, against one backend: failures whose text a database refuses, attempts counted by runs,
+ * versions that only grow, polls that hand a task over exactly when they record it, and input refused at the
+ * boundary. Subclasses pick the backend.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(OutputCaptureExtension.class)
+public abstract class AbstractTaskOutcomeTests {
+
+    static final int NUL_MESSAGE = 41;
+
+    static final int JSON = 42;
+
+    static final int BLOCKING = 43;
+
+    static final int SLOW = 44;
+
+    static final int COUNTED = 45;
+
+    static final int NO_LISTENER = 49;
+
+    private TestBackend backend;
+
+    private ApplicationContextRunner runner;
+
+    protected abstract TestBackend createBackend();
+
+    @BeforeAll
+    void startBackend() {
+        this.backend = createBackend();
+        this.runner = this.backend.applicationRunner()
+            .withUserConfiguration(Listeners.class)
+            .withPropertyValues("delay-task.retry.initial-delay=50ms", "delay-task.listener.poll-interval=50ms");
+    }
+
+    @AfterAll
+    void stopBackend() {
+        if (this.backend != null) {
+            this.backend.close();
+        }
+    }
+
+    @BeforeEach
+    void clean() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            JdbcTemplate jdbc = jdbc(context);
+            jdbc.update("DELETE FROM taskinfo");
+            jdbc.update("DELETE FROM taskinfo_logs");
+        });
+        this.backend.deleteRedisKeys();
+    }
+
+    @Test
+    void aHandlerWhoseErrorMessageHoldsANulCharacterEndsDeadAfterExactlyMaxAttemptsRuns() {
+        this.runner.run((context) -> {
+            long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(NUL_MESSAGE).build());
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(context, id) == TaskStatus.DEAD);
+            TaskDetails dead = context.getBean(DelayTaskService.class).findTask(id).orElseThrow();
+            assertThat(context.getBean(Listeners.class).nulRuns).hasValue(3);
+            assertThat(dead.attempts()).isEqualTo(3);
+            assertThat(dead.lastError()).contains("bad \\0 byte").doesNotContain("\u0000");
+        });
+    }
+
+    @Test
+    void parametersThatAreNotJsonEndDeadAfterExactlyMaxAttemptsAndNeitherTheLogNorTheErrorQuotesThem(
+            CapturedOutput output) {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long nul = service.addTask(DelayTask.builder(JSON).parameters(new byte[] { 0x7B, 0x00, 0x7D }).build());
+            long secret = service.addTask(DelayTask.builder(JSON).parameters("secret42 and more").build());
+            await().atMost(Duration.ofSeconds(15))
+                .until(() -> status(context, nul) == TaskStatus.DEAD && status(context, secret) == TaskStatus.DEAD);
+            assertThat(context.getBean(Listeners.class).jsonRuns).as("the handler never ran").hasValue(0);
+            TaskDetails first = service.findTask(nul).orElseThrow();
+            assertThat(first.attempts()).isEqualTo(3);
+            assertThat(first.lastError()).contains("task " + nul + " (3 bytes)").doesNotContain("\u0000");
+            TaskDetails second = service.findTask(secret).orElseThrow();
+            assertThat(second.attempts()).isEqualTo(3);
+            assertThat(second.lastError()).contains("(17 bytes)").doesNotContain("secret42");
+            assertThat(output.getAll()).contains("task " + secret).doesNotContain("secret42");
+        });
+    }
+
+    @Test
+    void aTaskClaimedAgainBecauseItsHandlerDidNotStartInTimeCountsOnlyTheRunItHad() {
+        // one thread, twenty tasks claimed at once and handlers of 100 ms: the last two would start after 90 % of
+        // their 2 s lease, so they go back unstarted and are claimed again; each task runs once, and one run is one
+        // attempt
+        this.runner.withPropertyValues("delay-task.lease=2s", "delay-task.listener.concurrency=1",
+                "delay-task.listener.prefetch=19").withBean(ClaimCounter.class).run((context) -> {
+                    List<DelayTask> tasks = new java.util.ArrayList<>();
+                    for (int i = 0; i < 20; i++) {
+                        tasks.add(DelayTask.builder(SLOW).build());
+                    }
+                    List<Long> ids = context.getBean(DelayTaskService.class).addTasks(tasks);
+                    await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream()
+                        .allMatch((id) -> status(context, id) == TaskStatus.EXECUTED));
+                    Listeners listeners = context.getBean(Listeners.class);
+                    assertThat(listeners.slowRuns).containsExactlyInAnyOrderElementsOf(ids);
+                    assertThat(context.getBean(ClaimCounter.class).claimed).as("claims, with those of the tasks "
+                            + "that went back unstarted").hasValueGreaterThan(ids.size());
+                    for (long id : ids) {
+                        assertThat(attempts(context, id)).as("attempts of %s", id).isEqualTo(1);
+                    }
+                });
+    }
+
+    @Test
+    void anAcknowledgementOfARunThatOutlivedItsLeaseNeverFinishesTheTaskAfterItWasRequeued() {
+        String[] oneAtATime = { "delay-task.lease=1s", "delay-task.listener.concurrency=1",
+                "delay-task.listener.prefetch=0" };
+        this.runner.withPropertyValues(oneAtATime).run((first) -> {
+            Listeners a = first.getBean(Listeners.class);
+            long id = first.getBean(DelayTaskService.class).addTask(DelayTask.builder(BLOCKING).build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> a.blockingStarted.getCount() == 0);
+            // the first run outlives its 1 s lease; a second instance takes the task over and fails it for good
+            this.runner.withPropertyValues(oneAtATime)
+                .withPropertyValues("test.blocking.fail=true", "delay-task.retry.max-attempts=1")
+                .run((second) -> await().atMost(Duration.ofSeconds(10))
+                    .until(() -> status(second, id) == TaskStatus.DEAD));
+            // a third instance requeues it and runs it again, while the first run is still going
+            this.runner.withPropertyValues(oneAtATime).run((third) -> {
+                Listeners c = third.getBean(Listeners.class);
+                assertThat(third.getBean(DelayTaskService.class).requeueTask(id)).isTrue();
+                await().atMost(Duration.ofSeconds(10)).until(() -> c.blockingStarted.getCount() == 0);
+                a.release.countDown();
+                // closing the first instance flushes its acknowledgement of the first run
+                first.close();
+                assertThat(status(third, id)).as("while the requeued run goes on").isEqualTo(TaskStatus.SCHEDULED);
+                assertThat(jdbc(third).queryForObject("SELECT COUNT(*) FROM taskinfo WHERE task_id = ?", Long.class,
+                        id)).isEqualTo(1);
+                c.release.countDown();
+                await().atMost(Duration.ofSeconds(10)).until(() -> status(third, id) == TaskStatus.EXECUTED);
+            });
+        });
+    }
+
+    @Test
+    void aTaskLockedByALongBusinessTransactionIsSkippedSoThatTheOthersOfItsClaimRunMeanwhile() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            List<DelayTask> tasks = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                tasks.add(DelayTask.builder(COUNTED).delay(Duration.ofMillis(500)).build());
+            }
+            List<Long> ids = service.addTasks(tasks);
+            CountDownLatch cancelled = new CountDownLatch(1);
+            CountDownLatch commit = new CountDownLatch(1);
+            TransactionTemplate transaction = new TransactionTemplate(
+                    context.getBean(PlatformTransactionManager.class));
+            CompletableFuture<Boolean> business = CompletableFuture.supplyAsync(() -> transaction.execute((status) -> {
+                boolean done = service.cancelTask(ids.get(0));
+                cancelled.countDown();
+                try {
+                    // the rest of a long business transaction, holding the cancelled task's row
+                    return done && commit.await(30, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            }));
+            assertThat(cancelled.await(10, TimeUnit.SECONDS)).isTrue();
+            await().atMost(Duration.ofSeconds(5))
+                .until(() -> listeners.countedRuns.containsAll(ids.subList(1, ids.size())));
+            commit.countDown();
+            assertThat(business.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(status(context, ids.get(0))).isEqualTo(TaskStatus.CANCELLED);
+            assertThat(listeners.countedRuns).doesNotContain(ids.get(0));
+        });
+    }
+
+    @Test
+    void aBatchHoldingTwoClaimsOfOneTaskFinishesItByTheLaterClaim() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            TaskStore store = context.getBean(TaskStore.class);
+            long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(NO_LISTENER).build());
+            long now = store.currentTimeMillis();
+            StoredTask firstClaim = store.claimDue(List.of(id), now + 1000, now + 2000).get(0);
+            // the lease ran out while the handler ran, and the same instance claimed the task again
+            StoredTask secondClaim = store.claimDue(List.of(id), now + 3000, now + 4000).get(0);
+
+            List<StoredTask> finished = store.finishAllExecuted(List.of(firstClaim, secondClaim));
+
+            assertThat(finished).extracting(StoredTask::version).containsExactly(secondClaim.version());
+            assertThat(status(context, id)).isEqualTo(TaskStatus.EXECUTED);
+            assertThat(jdbc(context).queryForObject("SELECT COUNT(*) FROM taskinfo", Long.class)).isZero();
+        });
+    }
+
+    @Test
+    void pollHandsOverTheTaskItRecordedEvenWhenRedisCannotForgetIt() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false")
+            .withUserConfiguration(ForgetfulQueuesConfiguration.class)
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                long id = service.addTask(DelayTask.builder(NO_LISTENER).parameters("p").build());
+                DelayTask polled = service.poll(NO_LISTENER, 0);
+                assertThat(polled).isNotNull();
+                assertThat(polled.getTaskId()).isEqualTo(id);
+                assertThat(status(context, id)).isEqualTo(TaskStatus.EXECUTED);
+                assertThat(service.poll(NO_LISTENER, 0)).isNull();
+            });
+    }
+
+    @Test
+    void pollWithAHandlerRecordsTheTaskOnlyOnceTheHandlerReturnedAndRetriesItWhenTheHandlerThrows() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.retry.initial-delay=0")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                long id = service.addTask(DelayTask.builder(NO_LISTENER).parameters("p").build());
+                assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> service.poll(NO_LISTENER, 0,
+                        (task) -> {
+                            assertThat(status(context, task.getTaskId())).isEqualTo(TaskStatus.SCHEDULED);
+                            throw new IllegalStateException("downstream is down");
+                        }));
+                assertThat(service.findTask(id).orElseThrow()).satisfies((task) -> {
+                    assertThat(task.status()).isEqualTo(TaskStatus.SCHEDULED);
+                    assertThat(task.attempts()).isEqualTo(1);
+                    assertThat(task.lastError()).contains("downstream is down");
+                });
+                List<Long> handled = new CopyOnWriteArrayList<>();
+                await().atMost(Duration.ofSeconds(5))
+                    .until(() -> service.poll(NO_LISTENER, 0, (task) -> handled.add(task.getTaskId())));
+                assertThat(handled).containsExactly(id);
+                assertThat(status(context, id)).isEqualTo(TaskStatus.EXECUTED);
+                assertThat(service.poll(NO_LISTENER, 0, (task) -> handled.add(task.getTaskId()))).isFalse();
+            });
+    }
+
+    @Test
+    void inputOutOfRangeIsRefusedAtTheBoundaryAndNothingIsWritten() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            assertThatIllegalArgumentException()
+                .isThrownBy(() -> service.addTask(DelayTask.builder(NO_LISTENER)
+                    .delay(Duration.ofMillis(Long.MAX_VALUE - 10))
+                    .build()))
+                .withMessageContaining("Delay");
+            assertThatIllegalArgumentException()
+                .isThrownBy(() -> service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofDays(10_000_000))
+                    .build()));
+            assertThatIllegalArgumentException()
+                .isThrownBy(() -> service.addTask(DelayTask.builder(NO_LISTENER)
+                    .executeAt(Instant.ofEpochMilli(DelayTask.MAX_EXECUTE_TIME + 1))
+                    .build()))
+                .withMessageContaining("Execute time");
+            assertThatIllegalArgumentException()
+                .isThrownBy(() -> service.addTasks(List.of(DelayTask.builder(NO_LISTENER).build(),
+                        DelayTask.builder(NO_LISTENER).delay(Duration.ofMillis(Long.MAX_VALUE)).build())));
+            assertThatIllegalArgumentException().isThrownBy(() -> new RetryLaterException(Duration.ofDays(40_000)))
+                .withMessageContaining("Delay");
+            assertThatIllegalArgumentException().isThrownBy(() -> service.findDeadTasks(Integer.MAX_VALUE, 1000))
+                .withMessageContaining("Page");
+            assertThatIllegalArgumentException().isThrownBy(() -> service.poll(-1, 0))
+                .withMessageContaining("Task type -1");
+            assertThatIllegalArgumentException().isThrownBy(() -> service.poll(1, DelayTask.MAX_PRIORITY + 1))
+                .withMessageContaining("Priority");
+            assertThatIllegalArgumentException().isThrownBy(() -> service.poll(-1, 0, (task) -> {
+            })).withMessageContaining("Task type -1");
+            assertThat(jdbc(context).queryForObject("SELECT COUNT(*) FROM taskinfo_logs", Long.class)).isZero();
+        });
+    }
+
+    @Test
+    void aLeaseShorterThanASecondOrParametersOfNoBytesFailStartUpNamingTheProperty() {
+        this.runner.withPropertyValues("delay-task.lease=0").run((context) -> assertThat(context).getFailure()
+            .rootCause()
+            .hasMessageContaining("delay-task.lease")
+            .hasMessageContaining("at least PT1S"));
+        this.runner.withPropertyValues("delay-task.lease=200ms")
+            .run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("delay-task.lease"));
+        this.runner.withPropertyValues("delay-task.max-parameters-size=0B")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("delay-task.max-parameters-size"));
+        this.runner.withPropertyValues("delay-task.max-parameters-size=1GB")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("delay-task.max-parameters-size"));
+    }
+
+    private static JdbcTemplate jdbc(AssertableApplicationContext context) {
+        return new JdbcTemplate(context.getBean(DataSource.class));
+    }
+
+    private static TaskStatus status(AssertableApplicationContext context, long id) {
+        Integer code = jdbc(context).queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?",
+                Integer.class, id);
+        return TaskStatus.fromCode(code);
+    }
+
+    private static long attempts(AssertableApplicationContext context, long id) {
+        Long attempts = jdbc(context).queryForObject("SELECT attempts FROM taskinfo_logs WHERE task_id = ?",
+                Long.class, id);
+        return (attempts != null) ? attempts : 0;
+    }
+
+    record Order(long id, String status) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Listeners {
+
+        final AtomicInteger nulRuns = new AtomicInteger();
+
+        final AtomicInteger jsonRuns = new AtomicInteger();
+
+        final List<Long> slowRuns = new CopyOnWriteArrayList<>();
+
+        final CountDownLatch blockingStarted = new CountDownLatch(1);
+
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Value("${test.blocking.fail:false}")
+        boolean blockingFails;
+
+        @DelayTaskListener(taskType = NUL_MESSAGE, maxAttempts = 3)
+        void nul(DelayTask task) {
+            this.nulRuns.incrementAndGet();
+            throw new IllegalStateException("bad \u0000 byte");
+        }
+
+        @DelayTaskListener(taskType = JSON, maxAttempts = 3)
+        void json(Order order) {
+            this.jsonRuns.incrementAndGet();
+        }
+
+        final List<Long> countedRuns = new CopyOnWriteArrayList<>();
+
+        @DelayTaskListener(taskType = COUNTED)
+        void counted(DelayTask task) {
+            this.countedRuns.add(task.getTaskId());
+        }
+
+        @DelayTaskListener(taskType = SLOW)
+        void slow(DelayTask task) throws InterruptedException {
+            this.slowRuns.add(task.getTaskId());
+            // the work of a slow handler, not a wait for anything
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+
+        @DelayTaskListener(taskType = BLOCKING)
+        void blocking(DelayTask task) throws InterruptedException {
+            if (this.blockingFails) {
+                throw new IllegalStateException("fails for good");
+            }
+            this.blockingStarted.countDown();
+            assertThat(this.release.await(30, TimeUnit.SECONDS)).isTrue();
+        }
+
+    }
+
+    /** Counts the tasks the database handed to consumers. */
+    static class ClaimCounter implements BeanPostProcessor {
+
+        final AtomicInteger claimed = new AtomicInteger();
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof TaskStore store)) {
+                return bean;
+            }
+            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
+                    (proxy, method, args) -> {
+                        try {
+                            Object result = method.invoke(store, args);
+                            if (method.getName().equals("claimDue")) {
+                                this.claimed.addAndGet(((List<?>) result).size());
+                            }
+                            return result;
+                        }
+                        catch (InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ForgetfulQueuesConfiguration {
+
+        @Bean
+        TaskQueues forgetfulQueues(StringRedisTemplate redis, RedisKeys keys) {
+            return new TaskQueues(redis, keys) {
+
+                @Override
+                public void acknowledgeAll(QueueId queue, java.util.Collection<Long> taskIds) {
+                    throw new org.springframework.data.redis.RedisConnectionFailureException("Redis went away");
+                }
+
+            };
+        }
+
+    }
+
+}

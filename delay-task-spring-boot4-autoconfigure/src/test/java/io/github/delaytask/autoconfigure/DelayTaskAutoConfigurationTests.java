@@ -1,0 +1,244 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+
+import com.baomidou.mybatisplus.extension.plugins.MybatisPlusInterceptor;
+import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
+import com.baomidou.mybatisplus.extension.plugins.inner.PaginationInnerInterceptor;
+import com.baomidou.mybatisplus.extension.plugins.pagination.Page;
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.DistributedLocks;
+import io.github.delaytask.autoconfigure.hostapp.HostApplication;
+import io.github.delaytask.autoconfigure.hostapp.HostMapper;
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.BootLine;
+import io.github.delaytask.testsupport.TestBackend;
+import org.apache.ibatis.plugin.Interceptor;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.mybatis.spring.SqlSessionTemplate;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link DelayTaskAutoConfiguration}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DelayTaskAutoConfigurationTests {
+
+    private TestBackend backend;
+
+    private ApplicationContextRunner contextRunner;
+
+    @BeforeAll
+    void startBackend() {
+        this.backend = TestBackend.embedded();
+        this.contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BootLine.REDIS, BootLine.DATA_SOURCE,
+                    BootLine.TRANSACTION_MANAGER, BootLine.JACKSON,
+                    BootLine.MYBATIS_PLUS, DelayTaskAutoConfiguration.class))
+            .withPropertyValues(this.backend.properties().toArray(new String[0]));
+    }
+
+    @AfterAll
+    void stopBackend() {
+        this.backend.close();
+    }
+
+    @Test
+    void defaultsProvideTheServiceAndEveryPart() {
+        this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
+            .hasSingleBean(DelayTaskService.class)
+            .hasSingleBean(TaskStore.class)
+            .hasSingleBean(TaskQueues.class)
+            .hasSingleBean(TaskBroker.class)
+            .hasSingleBean(DistributedLocks.class)
+            .hasSingleBean(DelayTaskJobs.class)
+            .hasSingleBean(DelayTaskListenerEndpointRegistry.class)
+            .hasSingleBean(OptimisticLockerInnerInterceptor.class)
+            .hasSingleBean(DelayTaskDataSourceScriptDatabaseInitializer.class));
+    }
+
+    @Test
+    void withoutAKeyPrefixTheKeysStartWithTheIdOfTheTaskStore() {
+        this.contextRunner.withPropertyValues("delay-task.redis.key-prefix=").run((context) -> {
+            String storeId = context.getBean(TaskStore.class).storeId();
+            assertThat(storeId).matches("[0-9a-f]{32}");
+            assertThat(context.getBean(RedisKeys.class).prefix()).isEqualTo("delay-task:" + storeId);
+            assertThat(context.getBean(RedisKeys.class).lock("reload")).isEqualTo("delay-task:" + storeId
+                    + ":lock:reload");
+        });
+    }
+
+    @Test
+    void aSchemaWithoutTheStoreIdFailsStartUpSayingWhatToDo() {
+        String url = "jdbc:h2:mem:delaytask_no_store_" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+        this.contextRunner.withPropertyValues("spring.datasource.url=" + url, "delay-task.redis.key-prefix=",
+                "spring.sql.init.mode=never")
+            .run((context) -> {
+                // the schema of an earlier version: every table but taskinfo_store
+                new org.springframework.jdbc.core.JdbcTemplate(context.getBean(javax.sql.DataSource.class))
+                    .execute("DROP TABLE taskinfo_store");
+            });
+        this.contextRunner.withPropertyValues("spring.datasource.url=" + url, "delay-task.redis.key-prefix=",
+                "delay-task.jdbc.initialize-schema=never")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("The delay-task schema has no store id (table taskinfo_store")
+                .hasStackTraceContaining("set delay-task.redis.key-prefix"));
+    }
+
+    @Test
+    void publishesNoExecutorOrSchedulerThatWouldMakeBootsOwnBackOff() {
+        this.contextRunner.run((context) -> assertThat(context)
+            .doesNotHaveBean(java.util.concurrent.Executor.class)
+            .doesNotHaveBean(org.springframework.scheduling.TaskScheduler.class));
+    }
+
+    @Test
+    void enabledFalseTurnsTheStarterOff() {
+        this.contextRunner.withPropertyValues("delay-task.enabled=false")
+            .run((context) -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(DelayTaskService.class)
+                .doesNotHaveBean(DelayTaskJobs.class));
+    }
+
+    @Test
+    void listenerEnabledFalseKeepsTheServiceButStartsNoListeners() {
+        this.contextRunner.withPropertyValues("delay-task.listener.enabled=false")
+            .run((context) -> assertThat(context).hasSingleBean(DelayTaskService.class)
+                .doesNotHaveBean(DelayTaskListenerEndpointRegistry.class));
+    }
+
+    @Test
+    void backsOffWithoutRedis() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BootLine.DATA_SOURCE,
+                    BootLine.MYBATIS_PLUS, DelayTaskAutoConfiguration.class))
+            .withPropertyValues(this.backend.properties().toArray(new String[0]))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DelayTaskService.class));
+    }
+
+    @Test
+    void backsOffWhenMybatisPlusIsNotOnTheClasspath() {
+        this.contextRunner.withClassLoader(new FilteredClassLoader(OptimisticLockerInnerInterceptor.class))
+            .run((context) -> assertThat(context).doesNotHaveBean(DelayTaskService.class));
+    }
+
+    @Test
+    void userDefinedServiceReplacesOurs() {
+        this.contextRunner.withUserConfiguration(UserServiceConfiguration.class)
+            .run((context) -> assertThat(context).getBean(DelayTaskService.class)
+                .isSameAs(context.getBean(UserServiceConfiguration.class).service));
+    }
+
+    @Test
+    void propertiesAreBound() {
+        this.contextRunner
+            .withPropertyValues("delay-task.preload-window=10m", "delay-task.reload-interval=30s",
+                    "delay-task.lease=2m", "delay-task.listener.concurrency=4", "delay-task.listener.poll-interval=20ms",
+                    "delay-task.retry.max-attempts=5", "delay-task.max-parameters-size=1MB",
+                    "delay-task.jdbc.initialize-schema=never", "delay-task.jdbc.group-adds=false",
+                    "delay-task.lock.lock-at-least-for=5s")
+            .run((context) -> {
+                DelayTaskProperties properties = context.getBean(DelayTaskProperties.class);
+                assertThat(properties.getPreloadWindow()).isEqualTo(Duration.ofMinutes(10));
+                assertThat(properties.getReloadInterval()).isEqualTo(Duration.ofSeconds(30));
+                assertThat(properties.getLease()).isEqualTo(Duration.ofMinutes(2));
+                assertThat(properties.getListener().getConcurrency()).isEqualTo(4);
+                assertThat(properties.getListener().getPollInterval()).isEqualTo(Duration.ofMillis(20));
+                assertThat(properties.getRetry().getMaxAttempts()).isEqualTo(5);
+                assertThat(properties.getMaxParametersSize().toBytes()).isEqualTo(1024 * 1024);
+                assertThat(properties.getJdbc().getInitializeSchema().name()).isEqualTo("NEVER");
+                assertThat(properties.getJdbc().isGroupAdds()).isFalse();
+                assertThat(properties.getLock().getLockAtLeastFor()).isEqualTo(Duration.ofSeconds(5));
+            });
+    }
+
+    @Test
+    void preloadWindowNotLongerThanTheReloadIntervalFailsStartUpSayingWhy() {
+        this.contextRunner.withPropertyValues("delay-task.preload-window=1m", "delay-task.reload-interval=1m")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("delay-task.preload-window")
+                .hasMessageContaining("delay-task.reload-interval"));
+    }
+
+    @Test
+    void keyPrefixWithAHashTagFailsStartUpSayingWhy() {
+        this.contextRunner.withPropertyValues("delay-task.redis.key-prefix={app}")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("must not contain '{' or '}'"));
+    }
+
+    @Test
+    void withoutAnInterceptorOfTheApplicationsOneIsAddedThatChecksVersions() {
+        this.contextRunner.run((context) -> {
+            assertThat(context).doesNotHaveBean(MybatisPlusInterceptor.class);
+            assertThat(optimisticLockers(context.getBean(SqlSessionTemplate.class))).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void theApplicationsInterceptorKeepsItsPaginationGainsTheOptimisticLockAndItsMapperStillWorks() {
+        this.contextRunner.withUserConfiguration(HostApplication.class).run((context) -> {
+            MybatisPlusInterceptor interceptor = context.getBean(MybatisPlusInterceptor.class);
+            assertThat(interceptor.getInterceptors()).hasSize(2)
+                .hasAtLeastOneElementOfType(PaginationInnerInterceptor.class)
+                .hasAtLeastOneElementOfType(OptimisticLockerInnerInterceptor.class);
+            assertThat(optimisticLockers(context.getBean(SqlSessionTemplate.class))).isEqualTo(1);
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            for (int i = 0; i < 3; i++) {
+                service.addTask(DelayTask.builder(5).delay(Duration.ofHours(1)).build());
+            }
+            Page<Long> page = new Page<>(1, 2);
+            context.getBean(HostMapper.class).pageOfTaskIds(page);
+            assertThat(page.getTotal()).isEqualTo(3);
+            assertThat(page.getRecords()).hasSize(2);
+        });
+    }
+
+    private static long optimisticLockers(SqlSessionTemplate template) {
+        long count = 0;
+        for (Interceptor interceptor : template.getConfiguration().getInterceptors()) {
+            if (interceptor instanceof MybatisPlusInterceptor plus) {
+                count += plus.getInterceptors().stream().filter(OptimisticLockerInnerInterceptor.class::isInstance)
+                    .count();
+            }
+        }
+        return count;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserServiceConfiguration {
+
+        // a stand-in the application wrote itself; the test only checks that it is the bean in use
+        final DelayTaskService service = (DelayTaskService) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] { DelayTaskService.class }, (proxy, method, args) -> {
+                    throw new UnsupportedOperationException(method.getName());
+                });
+
+        @Bean
+        DelayTaskService userDelayTaskService() {
+            return this.service;
+        }
+
+    }
+
+}

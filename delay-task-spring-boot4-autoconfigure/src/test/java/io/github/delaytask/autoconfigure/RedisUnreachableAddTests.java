@@ -1,0 +1,100 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.testsupport.FreePort;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Adds while Redis cannot be reached (nothing listens on its port): the tasks are stored, and a batch of many queues
+ * costs one Redis call that fails rather than one per queue, each of which could wait a whole command timeout.
+ */
+class RedisUnreachableAddTests {
+
+    private TestBackend backend;
+
+    @BeforeEach
+    void createBackend() {
+        this.backend = TestBackend.embedded();
+    }
+
+    @AfterEach
+    void closeBackend() {
+        this.backend.close();
+    }
+
+    @Test
+    void aBatchOfFiveQueuesIsStoredAndTriesRedisOnce() {
+        this.backend.applicationRunner()
+            .withUserConfiguration(CountingQueuesConfiguration.class)
+            .withPropertyValues("spring.data.redis.port=" + FreePort.find(), "spring.data.redis.timeout=2s",
+                    "delay-task.listener.enabled=false")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                List<DelayTask> batch = new ArrayList<>();
+                for (int type = 1; type <= 5; type++) {
+                    batch.add(DelayTask.builder(type).delay(Duration.ofSeconds(1)).build());
+                }
+                List<Long> ids = context.getBean(DelayTaskService.class).addTasks(batch);
+                assertThat(ids).hasSize(5).doesNotContainNull();
+                assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+                    .queryForObject("SELECT COUNT(*) FROM taskinfo", Long.class)).isEqualTo(5);
+                assertThat(context.getBean(CountingQueues.class).calls).as("calls by the time the add returned")
+                    .hasValue(1);
+            });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CountingQueuesConfiguration {
+
+        @Bean
+        CountingQueues countingQueues(StringRedisTemplate redis, RedisKeys keys) {
+            return new CountingQueues(redis, keys);
+        }
+
+    }
+
+    /** The starter's queues, counting the calls that hand new tasks to Redis. */
+    static class CountingQueues extends TaskQueues {
+
+        final AtomicInteger calls = new AtomicInteger();
+
+        CountingQueues(StringRedisTemplate redis, RedisKeys keys) {
+            super(redis, keys);
+        }
+
+        @Override
+        public void register(java.util.Collection<QueueId> queues) {
+            this.calls.incrementAndGet();
+            super.register(queues);
+        }
+
+        @Override
+        public void add(QueueId queue, Map<Long, Long> executeTimes) {
+            this.calls.incrementAndGet();
+            super.add(queue, executeTimes);
+        }
+
+    }
+
+}

@@ -1,0 +1,95 @@
+package io.github.delaytask.cluster;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.autoconfigure.DelayTaskRedisClusterAutoConfiguration;
+import io.github.delaytask.cluster.LocalRedis.FailOver;
+import io.github.delaytask.testsupport.BootLine;
+import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The end-to-end checks and a fail-over against a Redis Cluster of three masters and three replicas, configured
+ * with nothing but {@code spring.data.redis.cluster.nodes}.
+ */
+@Tag("cluster")
+class RedisClusterFailoverTests extends AbstractRedisFailoverTests {
+
+    /** A queue on another master than {@link #VICTIM}'s, for the second fail-over. */
+    static final int SECOND_VICTIM = 7;
+
+    @Override
+    LocalRedis startRedis() {
+        return LocalRedisCluster.start();
+    }
+
+    @Test
+    @Order(1)
+    void queuesOfTheseTestsLiveOnEveryMasterAndEachMasterRunsTheirScripts() {
+        LocalRedisCluster cluster = (LocalRedisCluster) this.redis;
+        Set<RedisProcess> masters = Arrays.stream(RECORDED)
+            .mapToObj((type) -> cluster.masterOf(SlotHash.getSlot(hashTag(type))))
+            .collect(Collectors.toSet());
+        assertThat(masters).hasSize(3);
+        assertThat(cluster.masterOf(SlotHash.getSlot(hashTag(SECOND_VICTIM))))
+            .isNotEqualTo(cluster.masterOf(SlotHash.getSlot(hashTag(VICTIM))));
+        Map<RedisProcess, Long> before = cluster.scriptCalls(masters);
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            Set<Long> ids = Arrays.stream(RECORDED)
+                .mapToObj((type) -> service.addTask(DelayTask.builder(type).build()))
+                .collect(Collectors.toSet());
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.keySet().containsAll(ids));
+        });
+        Map<RedisProcess, Long> after = cluster.scriptCalls(masters);
+        assertThat(masters).allSatisfy((master) -> assertThat(after.get(master)).isGreaterThan(before.get(master)));
+    }
+
+    @Test
+    @Order(FAIL_OVER_ORDER + 1)
+    void withoutTopologyRefreshWritesForAFailedMasterKeepFailingWhileTheStartersDefaultRecovers() {
+        ApplicationContextRunner clients = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BootLine.REDIS,
+                    DelayTaskRedisClusterAutoConfiguration.class))
+            .withPropertyValues(this.redis.properties().toArray(new String[0]))
+            .withPropertyValues("spring.data.redis.timeout=1s");
+        String key = "delay-task-test-probe:{" + hashTag(SECOND_VICTIM) + "}";
+        clients.run((starterDefault) -> clients
+            .withPropertyValues("spring.data.redis.lettuce.cluster.refresh.adaptive=false")
+            .run((bootDefault) -> {
+                StringRedisTemplate withRefresh = starterDefault.getBean(StringRedisTemplate.class);
+                StringRedisTemplate withoutRefresh = bootDefault.getBean(StringRedisTemplate.class);
+                assertThat(writes(withRefresh, key)).isTrue();
+                assertThat(writes(withoutRefresh, key)).isTrue();
+                FailOver failOver = this.redis.failOver(hashTag(SECOND_VICTIM));
+                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> writes(withRefresh, key));
+                Duration recovery = Duration.between(failOver.killedAt(), Instant.now());
+                await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(15))
+                    .until(() -> !writes(withoutRefresh, key));
+                System.out.printf("[fail-over] %s: killed %s; replica promoted after %d ms; a client with the "
+                        + "starter's topology refresh wrote to its slots again after %d ms; one without still "
+                        + "failed %d ms after the kill%n", getClass().getSimpleName(), failOver.killed(),
+                        failOver.promotion().toMillis(), recovery.toMillis(),
+                        Duration.between(failOver.killedAt(), Instant.now()).toMillis());
+            }));
+    }
+
+}

@@ -1,0 +1,235 @@
+package io.github.delaytask.listener;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskListener;
+import io.github.delaytask.PayloadCodec;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.testsupport.BootLine;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link DelayTaskListenerAnnotationBeanPostProcessor} and the methods it finds.
+ */
+class DelayTaskListenerAnnotationBeanPostProcessorTests {
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+        .withBean(DelayTaskListenerAnnotationBeanPostProcessor.class);
+
+    private final PayloadCodec codec = BootLine.defaultPayloadCodec();
+
+    @Test
+    void findsAnnotatedMethodsOfAPlainBean() {
+        this.contextRunner.withBean("orders", OrderListeners.class).run((context) -> {
+            List<ListenerEndpoint> endpoints = context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class)
+                .endpoints();
+            assertThat(endpoints).extracting(ListenerEndpoint::queue)
+                .containsExactlyInAnyOrder(new QueueId(1, 0), new QueueId(2, 5), new QueueId(3, 0),
+                        new QueueId(4, 0), new QueueId(6, 0));
+        });
+    }
+
+    @Test
+    void passesEachKindOfParameterItsMethodAsksFor() throws Exception {
+        OrderListeners listeners = new OrderListeners();
+        DelayTask task = new DelayTask(1, 0, 0, "{\"id\":7,\"status\":\"UNPAID\"}".getBytes(StandardCharsets.UTF_8));
+        task.setTaskId(99L);
+        for (String method : List.of("task", "text", "bytes", "order", "none")) {
+            invoker(listeners, method).invoke(task);
+        }
+        assertThat(listeners.calls).containsExactly("task:99", "text:{\"id\":7,\"status\":\"UNPAID\"}", "bytes:26",
+                "order:Order[id=7, status=UNPAID]", "none");
+    }
+
+    @Test
+    void findsAndInvokesAMethodThroughAJdkProxy() {
+        this.contextRunner.withUserConfiguration(JdkProxyConfiguration.class).run((context) -> {
+            Object bean = context.getBean("proxied");
+            assertThat(AopUtils.isJdkDynamicProxy(bean)).isTrue();
+            ListenerEndpoint endpoint = onlyEndpoint(context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class));
+            new ListenerMethodInvoker(endpoint, this.codec).invoke(new DelayTask(8, 0, 0, null));
+            assertThat(context.getBean(JdkProxyConfiguration.class).target.calls).containsExactly("handled");
+        });
+    }
+
+    @Test
+    void findsAndInvokesAMethodThroughACglibProxy() {
+        this.contextRunner.withUserConfiguration(CglibProxyConfiguration.class).run((context) -> {
+            Object bean = context.getBean("proxied");
+            assertThat(AopUtils.isCglibProxy(bean)).isTrue();
+            ListenerEndpoint endpoint = onlyEndpoint(context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class));
+            new ListenerMethodInvoker(endpoint, this.codec).invoke(new DelayTask(8, 0, 0, null));
+            assertThat(context.getBean(CglibProxyConfiguration.class).target.calls).containsExactly("handled");
+        });
+    }
+
+    @Test
+    void aMethodWithTwoParametersFailsStartUpNamingTheBeanAndMethod() {
+        this.contextRunner.withBean("badListener", TwoParameters.class)
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("'badListener'")
+                .hasMessageContaining(TwoParameters.class.getName() + ".handle")
+                .hasMessageContaining("takes 2 parameters"));
+    }
+
+    @Test
+    void twoListenersForTheSameTypeAndPriorityFailStartUpNamingBoth() {
+        this.contextRunner.withBean("first", SameQueueOne.class)
+            .withBean("second", SameQueueTwo.class)
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("task type 11 priority 0")
+                .hasMessageContaining(SameQueueOne.class.getName() + ".handle")
+                .hasMessageContaining(SameQueueTwo.class.getName() + ".handle"));
+    }
+
+    @Test
+    void aNegativeTaskTypeFailsStartUp() {
+        this.contextRunner.withBean("negative", NegativeType.class)
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("taskType -1"));
+    }
+
+    private ListenerMethodInvoker invoker(Object bean, String methodName) {
+        java.lang.reflect.Method method = java.util.Arrays.stream(bean.getClass().getDeclaredMethods())
+            .filter((candidate) -> candidate.getName().equals(methodName))
+            .findFirst()
+            .orElseThrow();
+        return new ListenerMethodInvoker(new ListenerEndpoint(new QueueId(1, 0), bean, "orders", method),
+                this.codec);
+    }
+
+    private static ListenerEndpoint onlyEndpoint(DelayTaskListenerAnnotationBeanPostProcessor processor) {
+        assertThat(processor.endpoints()).hasSize(1);
+        return processor.endpoints().get(0);
+    }
+
+    record Order(long id, String status) {
+    }
+
+    static class OrderListeners {
+
+        final List<String> calls = new CopyOnWriteArrayList<>();
+
+        @DelayTaskListener(taskType = 1)
+        void task(DelayTask task) {
+            this.calls.add("task:" + task.getTaskId());
+        }
+
+        @DelayTaskListener(taskType = 2, priority = 5)
+        void text(String text) {
+            this.calls.add("text:" + text);
+        }
+
+        @DelayTaskListener(taskType = 3)
+        void bytes(byte[] bytes) {
+            this.calls.add("bytes:" + bytes.length);
+        }
+
+        @DelayTaskListener(taskType = 4)
+        void order(Order order) {
+            this.calls.add("order:" + order);
+        }
+
+        @DelayTaskListener(taskType = 6)
+        void none() {
+            this.calls.add("none");
+        }
+
+    }
+
+    interface Handler {
+
+        void handle(DelayTask task);
+
+    }
+
+    static class HandlerImpl implements Handler {
+
+        final List<String> calls = new CopyOnWriteArrayList<>();
+
+        @Override
+        @DelayTaskListener(taskType = 8)
+        public void handle(DelayTask task) {
+            this.calls.add("handled");
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class JdkProxyConfiguration {
+
+        final HandlerImpl target = new HandlerImpl();
+
+        @Bean
+        Object proxied() {
+            ProxyFactory factory = new ProxyFactory(this.target);
+            factory.addInterface(Handler.class);
+            return factory.getProxy();
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CglibProxyConfiguration {
+
+        final HandlerImpl target = new HandlerImpl();
+
+        @Bean
+        Object proxied() {
+            ProxyFactory factory = new ProxyFactory(this.target);
+            factory.setProxyTargetClass(true);
+            return factory.getProxy();
+        }
+
+    }
+
+    static class TwoParameters {
+
+        @DelayTaskListener(taskType = 10)
+        void handle(DelayTask task, String extra) {
+        }
+
+    }
+
+    static class SameQueueOne {
+
+        @DelayTaskListener(taskType = 11)
+        void handle(DelayTask task) {
+        }
+
+    }
+
+    static class SameQueueTwo {
+
+        @DelayTaskListener(taskType = 11)
+        void handle(DelayTask task) {
+        }
+
+    }
+
+    static class NegativeType {
+
+        @DelayTaskListener(taskType = -1)
+        void handle(DelayTask task) {
+        }
+
+    }
+
+}

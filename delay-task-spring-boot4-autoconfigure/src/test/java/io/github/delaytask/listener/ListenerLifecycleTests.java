@@ -1,0 +1,157 @@
+package io.github.delaytask.listener;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskListener;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The listeners' threads through failures of their own and through shutdown, on an embedded Redis and H2.
+ */
+class ListenerLifecycleTests {
+
+    static final int RECORDED = 1;
+
+    static final int OVERRUNNING = 2;
+
+    static final int ENDS_WHEN_INTERRUPTED = 3;
+
+    private TestBackend backend;
+
+    private ApplicationContextRunner runner;
+
+    @BeforeEach
+    void createBackend() {
+        this.backend = TestBackend.embedded();
+        this.runner = this.backend.applicationRunner()
+            .withUserConfiguration(Listeners.class)
+            .withPropertyValues("delay-task.listener.poll-interval=50ms");
+    }
+
+    @AfterEach
+    void closeBackend() {
+        this.backend.close();
+    }
+
+    @Test
+    void anErrorThrownWhileRecordingDoesNotStopTheInstanceFromRecordingLaterTasks() {
+        this.runner.withBean(FailFirstAcknowledgement.class).withPropertyValues("delay-task.lease=1s").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long first = service.addTask(DelayTask.builder(RECORDED).build());
+            await().atMost(Duration.ofSeconds(5)).untilTrue(context.getBean(FailFirstAcknowledgement.class).failed);
+            long second = service.addTask(DelayTask.builder(RECORDED).build());
+            // the first comes back after its lease, as its outcome was never recorded; the second is recorded at once
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> status(context, first) == TaskStatus.EXECUTED
+                        && status(context, second) == TaskStatus.EXECUTED);
+        });
+    }
+
+    @Test
+    void stoppingInterruptsHandlersThatOverrunTheShutdownTimeoutAndRecordsWhatBecameOfThem() {
+        long[] ids = new long[2];
+        long[] closeMillis = new long[1];
+        this.runner.withPropertyValues("delay-task.shutdown-timeout=1s").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            ids[0] = service.addTask(DelayTask.builder(OVERRUNNING).build());
+            ids[1] = service.addTask(DelayTask.builder(ENDS_WHEN_INTERRUPTED).build());
+            await().atMost(Duration.ofSeconds(5)).until(() -> listeners.started.getCount() == 0);
+            long start = System.nanoTime();
+            ((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();
+            closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        });
+        assertThat(closeMillis[0]).as("ms to stop, with a shutdown timeout of 1 s")
+            .isLessThan(1000 + DelayTaskListenerEndpointRegistry.GRACE_MILLIS + 1000);
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM taskinfo WHERE task_id = ? AND lease_until IS NULL "
+                    + "AND attempts = 0", Long.class, ids[0])).as("the interrupted task, due again at once").isOne();
+            assertThat(status(context, ids[1])).as("the handler that returned once interrupted")
+                .isEqualTo(TaskStatus.EXECUTED);
+        });
+    }
+
+    private static TaskStatus status(org.springframework.context.ApplicationContext context, long id) {
+        Integer code = new JdbcTemplate(context.getBean(DataSource.class))
+            .queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?", Integer.class, id);
+        return TaskStatus.fromCode(code);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Listeners {
+
+        final CountDownLatch started = new CountDownLatch(2);
+
+        @DelayTaskListener(taskType = RECORDED)
+        void recorded() {
+        }
+
+        @DelayTaskListener(taskType = OVERRUNNING)
+        void overrunning() throws InterruptedException {
+            this.started.countDown();
+            new CountDownLatch(1).await();
+        }
+
+        @DelayTaskListener(taskType = ENDS_WHEN_INTERRUPTED)
+        void endsWhenInterrupted() {
+            this.started.countDown();
+            try {
+                new CountDownLatch(1).await();
+            }
+            catch (InterruptedException ex) {
+                // ends its work early, and returns
+            }
+        }
+
+    }
+
+    /** Throws an {@link Error} from the first acknowledgement, as a class that went missing would. */
+    static class FailFirstAcknowledgement implements BeanPostProcessor {
+
+        final AtomicBoolean failed = new AtomicBoolean();
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof TaskStore store)) {
+                return bean;
+            }
+            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("finishAllExecuted") && this.failed.compareAndSet(false, true)) {
+                            throw new NoClassDefFoundError("a class that went missing");
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        }
+                        catch (InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
+
+    }
+
+}
