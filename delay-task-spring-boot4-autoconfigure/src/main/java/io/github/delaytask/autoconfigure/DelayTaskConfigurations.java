@@ -149,13 +149,23 @@ final class DelayTaskConfigurations {
             return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory));
         }
 
+        /** The retry policy of listeners that set none of their own, which delay-task-test runs by too. */
+        @Bean
+        @ConditionalOnMissingBean
+        RetryPolicy delayTaskRetryPolicy(DelayTaskProperties properties) {
+            DelayTaskProperties.Retry retry = properties.getRetry();
+            return new RetryPolicy(retry.getMaxAttempts(), retry.getInitialDelay(), retry.getMultiplier(),
+                    retry.getMaxDelay());
+        }
+
         @Bean
         @ConditionalOnMissingBean
         DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker,
-                DelayTaskProperties properties, PayloadCodec codec, BeanFactory beanFactory) {
+                DelayTaskProperties properties, PayloadCodec codec, RetryPolicy retryPolicy,
+                BeanFactory beanFactory) {
             ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
                     properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(),
-                    properties.getRedis().getHandOffTimeout(), retryPolicy(properties));
+                    properties.getRedis().getHandOffTimeout(), retryPolicy);
             return new DefaultDelayTaskService(store, queues, broker, codec, clock(beanFactory), settings);
         }
 
@@ -175,11 +185,11 @@ final class DelayTaskConfigurations {
         @ConditionalOnBooleanProperty(name = "delay-task.listener.enabled", matchIfMissing = true)
         DelayTaskListenerEndpointRegistry delayTaskListenerEndpointRegistry(
                 DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker, PayloadCodec codec,
-                DelayTaskProperties properties, Environment environment) {
+                RetryPolicy retryPolicy, DelayTaskProperties properties, Environment environment) {
             DelayTaskProperties.Listener listener = properties.getListener();
             ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                     listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
-                    properties.getLease(), retryPolicy(properties), virtualThreads(environment));
+                    properties.getLease(), retryPolicy, virtualThreads(environment));
             return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings);
         }
 
@@ -202,12 +212,6 @@ final class DelayTaskConfigurations {
                     properties.getReloadInterval(), properties.getRefreshInterval()));
         }
 
-    }
-
-    static RetryPolicy retryPolicy(DelayTaskProperties properties) {
-        DelayTaskProperties.Retry retry = properties.getRetry();
-        return new RetryPolicy(retry.getMaxAttempts(), retry.getInitialDelay(), retry.getMultiplier(),
-                retry.getMaxDelay());
     }
 
 }
