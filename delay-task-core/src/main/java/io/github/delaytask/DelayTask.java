@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A task to run once, at or after its execute time, by the listener of its type and priority.
  * <p>
@@ -18,7 +20,7 @@ import java.util.Arrays;
  */
 public class DelayTask {
 
-    private Long taskId;
+    private @Nullable Long taskId;
 
     private int taskType;
 
@@ -26,18 +28,18 @@ public class DelayTask {
 
     private long executeTime;
 
-    private byte[] parameters;
+    private byte @Nullable [] parameters;
 
-    private String bizKey;
+    private @Nullable String bizKey;
 
-    private transient Duration delay;
+    private transient @Nullable Duration delay;
 
-    private transient Object payload;
+    private transient @Nullable Object payload;
 
     public DelayTask() {
     }
 
-    public DelayTask(int taskType, int priority, long executeTime, byte[] parameters) {
+    public DelayTask(int taskType, int priority, long executeTime, byte @Nullable [] parameters) {
         this.taskType = taskType;
         this.priority = priority;
         this.executeTime = executeTime;
@@ -66,11 +68,11 @@ public class DelayTask {
     public static final long MAX_EXECUTE_TIME = 253_402_300_799_999L;
 
     /** Id of the task: assigned by {@code addTask} unless set, then unique across all tasks. */
-    public Long getTaskId() {
+    public @Nullable Long getTaskId() {
         return this.taskId;
     }
 
-    public void setTaskId(Long taskId) {
+    public void setTaskId(@Nullable Long taskId) {
         this.taskId = taskId;
     }
 
@@ -99,11 +101,11 @@ public class DelayTask {
         this.executeTime = executeTime;
     }
 
-    public byte[] getParameters() {
+    public byte @Nullable [] getParameters() {
         return this.parameters;
     }
 
-    public void setParameters(byte[] parameters) {
+    public void setParameters(byte @Nullable [] parameters) {
         this.parameters = parameters;
     }
 
@@ -111,34 +113,34 @@ public class DelayTask {
      * Business key, such as {@code order:123:timeout}: unique among live tasks. Adding a task whose key is live
      * returns the existing task's id and stores nothing new. At most {@link #MAX_BIZ_KEY_LENGTH} characters.
      */
-    public String getBizKey() {
+    public @Nullable String getBizKey() {
         return this.bizKey;
     }
 
-    public void setBizKey(String bizKey) {
+    public void setBizKey(@Nullable String bizKey) {
         this.bizKey = bizKey;
     }
 
     /** The parameters read as UTF-8 text, or {@code null} when there are none. */
-    public String getParametersAsString() {
+    public @Nullable String getParametersAsString() {
         return (this.parameters != null) ? new String(this.parameters, StandardCharsets.UTF_8) : null;
     }
 
     /** Delay from the moment the task is added; when set it takes the place of the execute time. */
-    public Duration getDelay() {
+    public @Nullable Duration getDelay() {
         return this.delay;
     }
 
-    public void setDelay(Duration delay) {
+    public void setDelay(@Nullable Duration delay) {
         this.delay = delay;
     }
 
     /** Object written as JSON into the parameters when the task is added; not kept after that. */
-    public Object getPayload() {
+    public @Nullable Object getPayload() {
         return this.payload;
     }
 
-    public void setPayload(Object payload) {
+    public void setPayload(@Nullable Object payload) {
         this.payload = payload;
     }
 
@@ -151,7 +153,7 @@ public class DelayTask {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         if (this == o) {
             return true;
         }

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Adds, cancels and takes delayed tasks. The starter provides one as a bean.
  * <p>
@@ -95,7 +97,7 @@ public interface DelayTaskService {
      * @return the task, or {@code null} when none is due
      * @throws IllegalArgumentException if the type or priority is out of range
      */
-    DelayTask poll(int taskType, int priority);
+    @Nullable DelayTask poll(int taskType, int priority);
 
     /**
      * Take one due task of the given type and priority and run the handler on it, on the calling thread: at least

@@ -2,6 +2,8 @@ package io.github.delaytask;
 
 import java.lang.reflect.Type;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Writes task payloads into parameters ({@link DelayTask#getPayload()}) and reads parameters back as the parameter
  * type of a {@link DelayTaskListener} method. The starter provides one on the application's own Jackson mapper
@@ -33,7 +35,7 @@ public interface PayloadCodec {
          * @throws IllegalArgumentException if they cannot be read; its message must not quote the parameters, which
          * may hold personal data and end up in logs and in the task's last error
          */
-        Object read(byte[] parameters);
+        @Nullable Object read(byte[] parameters);
 
     }
 

@@ -2,6 +2,8 @@ package io.github.delaytask;
 
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the database knows of a task, as returned by {@link DelayTaskService#findTask(long)}.
  * @param taskId the task's id
@@ -15,5 +17,5 @@ import java.time.Instant;
  * @param parameters its parameters, or null
  */
 public record TaskDetails(long taskId, int taskType, int priority, Instant executeTime, TaskStatus status,
-        int attempts, String lastError, String bizKey, byte[] parameters) {
+        int attempts, @Nullable String lastError, @Nullable String bizKey, byte @Nullable [] parameters) {
 }

@@ -1,4 +1,7 @@
 /**
  * The Actuator endpoints of delay-task.
  */
+@NullMarked
 package io.github.delaytask.actuate;
+
+import org.jspecify.annotations.NullMarked;

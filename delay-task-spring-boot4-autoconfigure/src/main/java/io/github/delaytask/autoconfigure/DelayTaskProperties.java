@@ -2,6 +2,8 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.util.unit.DataSize;
@@ -144,7 +146,7 @@ public class DelayTaskProperties {
          * store (table taskinfo_store), so that applications with databases of their own share no keys in one
          * Redis; "delay-task" for an application without the database.
          */
-        private String keyPrefix;
+        private @Nullable String keyPrefix;
 
         /**
          * Longest time addTask and the other changes wait for Redis once the database has committed them, whatever
@@ -153,11 +155,11 @@ public class DelayTaskProperties {
          */
         private Duration handOffTimeout = Duration.ofSeconds(1);
 
-        public String getKeyPrefix() {
+        public @Nullable String getKeyPrefix() {
             return this.keyPrefix;
         }
 
-        public void setKeyPrefix(String keyPrefix) {
+        public void setKeyPrefix(@Nullable String keyPrefix) {
             this.keyPrefix = keyPrefix;
         }
 
@@ -187,7 +189,7 @@ public class DelayTaskProperties {
          * Platform to use in the schema script location when the @@platform@@ placeholder is used. Auto-detected by
          * default: mysql (also for MariaDB), postgresql or h2.
          */
-        private String platform;
+        private @Nullable String platform;
 
         /**
          * Whether addTask calls made at the same time outside a transaction share one statement and commit. Turn
@@ -212,11 +214,11 @@ public class DelayTaskProperties {
             this.schema = schema;
         }
 
-        public String getPlatform() {
+        public @Nullable String getPlatform() {
             return this.platform;
         }
 
-        public void setPlatform(String platform) {
+        public void setPlatform(@Nullable String platform) {
             this.platform = platform;
         }
 
