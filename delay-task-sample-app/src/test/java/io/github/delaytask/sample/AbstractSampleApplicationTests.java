@@ -3,27 +3,42 @@ package io.github.delaytask.sample;
 import java.time.Duration;
 import java.util.Map;
 
+import io.github.delaytask.sample.order.OrderReport;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.resttestclient.TestRestTemplate;
-import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureTestRestTemplate;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample's scenarios, end to end over HTTP. Subclasses choose where the app runs.
+ * The sample's scenarios, end to end over HTTP. Subclasses choose where the app runs. Written against what Spring
+ * Boot 3.5 and 4 share (Spring's {@code RestClient}), so that the Boot 3 test application runs them as they are.
  */
-@AutoConfigureTestRestTemplate
-abstract class AbstractSampleApplicationTests {
+public abstract class AbstractSampleApplicationTests {
+
+    @Value("${local.server.port}")
+    private int port;
 
     @Autowired
-    private TestRestTemplate rest;
+    private OrderReport orderReport;
+
+    private RestClient rest;
+
+    @BeforeEach
+    void restClient() {
+        // statuses are asserted, not thrown
+        this.rest = RestClient.builder()
+            .baseUrl("http://127.0.0.1:" + this.port)
+            .defaultStatusHandler((status) -> true, (request, response) -> {
+            })
+            .build();
+    }
 
     @Test
     void orderNotPaidInTimeIsCancelled() {
@@ -38,8 +53,7 @@ abstract class AbstractSampleApplicationTests {
     void orderPaidInTimeStaysPaid() {
         OrderBody order = createOrder(1);
 
-        ResponseEntity<PaymentBody> payment = this.rest.postForEntity("/orders/{id}/pay", null, PaymentBody.class,
-                order.id());
+        ResponseEntity<PaymentBody> payment = pay(order.id(), PaymentBody.class);
         assertThat(payment.getStatusCode()).isEqualTo(HttpStatus.OK);
         assertThat(payment.getBody()).isEqualTo(new PaymentBody(order.id(), "PAID", true));
 
@@ -52,9 +66,9 @@ abstract class AbstractSampleApplicationTests {
     @Test
     void paidOrderCannotBePaidAgain() {
         OrderBody order = createOrder(60);
-        this.rest.postForEntity("/orders/{id}/pay", null, PaymentBody.class, order.id());
+        pay(order.id(), PaymentBody.class);
 
-        ResponseEntity<String> second = this.rest.postForEntity("/orders/{id}/pay", null, String.class, order.id());
+        ResponseEntity<String> second = pay(order.id(), String.class);
         assertThat(second.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
     }
 
@@ -76,26 +90,44 @@ abstract class AbstractSampleApplicationTests {
             .untilAsserted(() -> assertThat(getCall(call.id())).isEqualTo(new CallBody(call.id(), 2, "GAVE_UP")));
     }
 
+    @Test
+    void theNightlyReportRunsOnceWhileItsLockIsHeld() {
+        assertThat(this.orderReport.report()).isPresent();
+        assertThat(this.orderReport.report()).as("a second run within lockAtLeastFor is skipped").isEmpty();
+    }
+
+    private <T> ResponseEntity<T> pay(long id, Class<T> type) {
+        return this.rest.post().uri("/orders/{id}/pay", id).retrieve().toEntity(type);
+    }
+
+    private <T> ResponseEntity<T> post(String path, Map<String, ?> body, Class<T> type) {
+        return this.rest.post().uri(path).body(body).retrieve().toEntity(type);
+    }
+
+    private <T> T get(String path, long id, Class<T> type) {
+        return this.rest.get().uri(path, id).retrieve().body(type);
+    }
+
     private OrderBody createOrder(int timeoutSeconds) {
-        ResponseEntity<OrderBody> response = this.rest.postForEntity("/orders",
-                Map.of("timeoutSeconds", timeoutSeconds), OrderBody.class);
+        ResponseEntity<OrderBody> response = post("/orders", Map.of("timeoutSeconds", timeoutSeconds),
+                OrderBody.class);
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
         return response.getBody();
     }
 
     private OrderBody getOrder(long id) {
-        return this.rest.getForObject("/orders/{id}", OrderBody.class, id);
+        return get("/orders/{id}", id, OrderBody.class);
     }
 
     private CallBody startCall(int failTimes, int maxAttempts) {
-        ResponseEntity<CallBody> response = this.rest.postForEntity("/calls",
-                Map.of("failTimes", failTimes, "maxAttempts", maxAttempts), CallBody.class);
+        ResponseEntity<CallBody> response = post("/calls", Map.of("failTimes", failTimes, "maxAttempts", maxAttempts),
+                CallBody.class);
         assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
         return response.getBody();
     }
 
     private CallBody getCall(long id) {
-        return this.rest.getForObject("/calls/{id}", CallBody.class, id);
+        return get("/calls/{id}", id, CallBody.class);
     }
 
     record OrderBody(long id, String status, Long taskId) {

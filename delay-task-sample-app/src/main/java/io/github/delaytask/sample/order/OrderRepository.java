@@ -53,6 +53,11 @@ class OrderRepository {
                 expected.name()) == 1;
     }
 
+    long countByStatus(OrderStatus status) {
+        return this.jdbc.queryForObject("SELECT COUNT(*) FROM sample_order WHERE status = ?", Long.class,
+                status.name());
+    }
+
     private static Order toOrder(ResultSet rs, int rowNum) throws SQLException {
         return new Order(rs.getLong("id"), OrderStatus.valueOf(rs.getString("status")),
                 rs.getObject("task_id", Long.class));
