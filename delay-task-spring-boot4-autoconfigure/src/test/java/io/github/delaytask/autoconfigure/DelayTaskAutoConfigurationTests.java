@@ -26,9 +26,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.mybatis.spring.SqlSessionTemplate;
 
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -71,6 +75,24 @@ class DelayTaskAutoConfigurationTests {
             .hasSingleBean(DelayTaskListenerEndpointRegistry.class)
             .hasSingleBean(OptimisticLockerInnerInterceptor.class)
             .hasSingleBean(DelayTaskDataSourceScriptDatabaseInitializer.class));
+    }
+
+    /**
+     * Every auto-configuration on the class path, in the order Boot itself sorts them: a name in
+     * {@code @AutoConfiguration(afterName = ...)} that this Boot line does not have would put the starter before
+     * Redis and the data source, and its {@code @ConditionalOnBean} would switch it off without a word.
+     */
+    @Test
+    void inBootsOwnOrderOfEveryAutoConfigurationTheStarterComesUpFromPropertiesAlone() {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(PlainApplication.class)
+            .web(WebApplicationType.NONE)
+            .properties(this.backend.properties().toArray(new String[0]))
+            .run()) {
+            assertThat(context.getBeansOfType(DelayTaskService.class)).hasSize(1);
+            assertThat(context.getBeansOfType(DelayTaskListenerEndpointRegistry.class)).hasSize(1);
+            assertThat(context.getBeansOfType(DelayTaskJobs.class)).hasSize(1);
+            assertThat(context.getBeansOfType(DistributedLocks.class)).hasSize(1);
+        }
     }
 
     @Test
@@ -238,6 +260,12 @@ class DelayTaskAutoConfigurationTests {
         DelayTaskService userDelayTaskService() {
             return this.service;
         }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class PlainApplication {
 
     }
 
