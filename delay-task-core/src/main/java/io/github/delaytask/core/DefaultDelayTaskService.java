@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -57,13 +59,16 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     private final RedisHandOff handOff;
 
+    private final TaskEvents events;
+
     public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
-            Clock clock, ServiceSettings settings) {
+            Clock clock, ServiceSettings settings, TaskEvents events) {
         this.store = store;
         this.broker = broker;
         this.codec = codec;
         this.clock = clock;
         this.settings = settings;
+        this.events = events;
         this.handOff = new RedisHandOff(queues, broker, settings.redisHandOffTimeout());
         this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::enqueueNew);
     }
@@ -271,14 +276,20 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
         return task.executeTime() <= this.clock.millis() + this.settings.preloadWindow().toMillis();
     }
 
-    /** New tasks due within the preload window go to Redis; later ones are left to the reload job. */
+    /**
+     * New tasks due within the preload window go to Redis; later ones are left to the reload job. Called with every
+     * task created, once committed, so this is where they are counted.
+     */
     private void enqueueNew(List<StoredTask> tasks) {
+        Map<QueueId, Integer> added = new HashMap<>();
         List<StoredTask> due = new ArrayList<>(tasks.size());
         for (StoredTask task : tasks) {
+            added.merge(task.queue(), 1, Integer::sum);
             if (withinWindow(task)) {
                 due.add(task);
             }
         }
+        added.forEach(this.events::added);
         this.handOff.add(due);
     }
 

@@ -55,16 +55,19 @@ public class TaskBroker {
 
     private final AtomicBoolean sharedKeysReported = new AtomicBoolean();
 
+    private final TaskEvents events;
+
     /** Shortest lease accepted: a claim's round trips and a handler's start must fit well within it. */
     public static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
-    public TaskBroker(TaskStore store, TaskQueues queues, Duration lease, Clock clock) {
+    public TaskBroker(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events) {
         Assert.isTrue(lease.compareTo(MIN_LEASE) >= 0, () -> "delay-task.lease (" + lease + ") must be at least "
                 + MIN_LEASE + ": a shorter lease can run out before a claimed task's handler starts");
         this.store = store;
         this.queues = queues;
         this.lease = lease;
         this.clock = clock;
+        this.events = events;
     }
 
     /**
@@ -167,6 +170,7 @@ public class TaskBroker {
         for (StoredTask task : finished) {
             byQueue.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task.taskId());
         }
+        byQueue.forEach((queue, ids) -> this.events.completed(queue, TaskEvents.Outcome.EXECUTED, ids.size()));
         try {
             byQueue.forEach(this.queues::acknowledgeAll);
         }
@@ -213,6 +217,7 @@ public class TaskBroker {
                     : retryPolicy.delayAfter(claimed.attempt());
             long next = this.clock.millis() + delay.toMillis();
             if (this.store.release(claimed, next, message)) {
+                this.events.completed(claimed.queue(), TaskEvents.Outcome.RETRIED, 1);
                 try {
                     this.queues.defer(claimed.queue(), claimed.taskId(), next);
                 }
@@ -223,6 +228,7 @@ public class TaskBroker {
             }
         }
         else if (this.store.finish(claimed, TaskStatus.DEAD, message)) {
+            this.events.completed(claimed.queue(), TaskEvents.Outcome.DEAD, 1);
             logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD", error);
             forget(claimed);
         }

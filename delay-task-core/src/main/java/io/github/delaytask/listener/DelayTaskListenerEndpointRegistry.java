@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
@@ -34,6 +35,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private final ListenerSettings settings;
 
+    private final TaskEvents events;
+
     private final TaskBroker.ScheduleListener scheduleListener = this::scheduled;
 
     private final List<ListenerContainer> containers = new CopyOnWriteArrayList<>();
@@ -45,11 +48,12 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     private volatile boolean running;
 
     public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
-            TaskBroker broker, PayloadCodec codec, ListenerSettings settings) {
+            TaskBroker broker, PayloadCodec codec, ListenerSettings settings, TaskEvents events) {
         this.processor = processor;
         this.broker = broker;
         this.codec = codec;
         this.settings = settings;
+        this.events = events;
     }
 
     @Override
@@ -63,11 +67,12 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
             return;
         }
         this.workers = new WorkerPool(this.settings);
+        this.events.handlerPoolStarted(this.workers.executor());
         this.acknowledger = new Acknowledger(this.broker, this.workers::recorded);
         this.acknowledger.start();
         for (ListenerEndpoint endpoint : endpoints) {
             this.containers.add(new ListenerContainer(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
-                    this.broker, this.workers, this.acknowledger, this.settings));
+                    this.broker, this.workers, this.acknowledger, this.settings, this.events));
         }
         this.broker.addScheduleListener(this.scheduleListener);
         this.containers.forEach(ListenerContainer::start);
@@ -110,6 +115,9 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
+        }
+        if (this.workers != null) {
+            this.events.handlerPoolStopped(this.workers.executor());
         }
         this.containers.clear();
         this.workers = null;

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
@@ -38,6 +39,8 @@ final class ListenerContainer implements Runnable {
 
     private final Acknowledger acknowledger;
 
+    private final TaskEvents events;
+
     private final Waiter waiter = new Waiter();
 
     /**
@@ -52,8 +55,9 @@ final class ListenerContainer implements Runnable {
     private Thread thread;
 
     ListenerContainer(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, TaskBroker broker, WorkerPool workers,
-            Acknowledger acknowledger, ListenerSettings settings) {
+            Acknowledger acknowledger, ListenerSettings settings, TaskEvents events) {
         this.acknowledger = acknowledger;
+        this.events = events;
         this.endpoint = endpoint;
         this.invoker = invoker;
         this.broker = broker;
@@ -176,6 +180,9 @@ final class ListenerContainer implements Runnable {
     }
 
     private void handle(StoredTask task, long recordBy) {
+        QueueId queue = task.queue();
+        this.events.handlerStarting(queue, task.executeTime());
+        long start = System.nanoTime();
         Throwable failure = null;
         try {
             this.invoker.invoke(task.toDelayTask());
@@ -183,6 +190,7 @@ final class ListenerContainer implements Runnable {
         catch (Throwable ex) {
             failure = ex;
         }
+        this.events.handlerFinished(queue, System.nanoTime() - start, failure == null);
         boolean handedOver = false;
         try {
             if (failure == null) {

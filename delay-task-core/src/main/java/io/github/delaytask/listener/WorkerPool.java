@@ -75,6 +75,11 @@ final class WorkerPool {
         return threads;
     }
 
+    /** The executor of the handlers, for metrics. */
+    ThreadPoolExecutor executor() {
+        return this.executor;
+    }
+
     /**
      * Reserve room for between one and {@code max} tasks, waiting up to {@code timeoutMillis} for the first.
      * @return how many were reserved; 0 if there was no room in time

@@ -12,6 +12,7 @@ import io.github.delaytask.core.DefaultDelayTaskService;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.listener.ListenerSettings;
@@ -58,6 +59,11 @@ final class DelayTaskConfigurations {
     /** The starter's clock, which {@link #CLOCK a bean of that name} replaces. */
     static Clock clock(BeanFactory beanFactory) {
         return beanFactory.getBean(CLOCK, Clock.class);
+    }
+
+    /** The metrics' hook when {@link DelayTaskMetricsAutoConfiguration} or the application defines one. */
+    static TaskEvents events(ObjectProvider<TaskEvents> events) {
+        return events.getIfAvailable(() -> TaskEvents.NONE);
     }
 
     /**
@@ -145,8 +151,8 @@ final class DelayTaskConfigurations {
         @Bean
         @ConditionalOnMissingBean
         TaskBroker delayTaskBroker(TaskStore store, TaskQueues queues, DelayTaskProperties properties,
-                BeanFactory beanFactory) {
-            return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory));
+                BeanFactory beanFactory, ObjectProvider<TaskEvents> events) {
+            return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory), events(events));
         }
 
         /** The retry policy of listeners that set none of their own, which delay-task-test runs by too. */
@@ -162,11 +168,12 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker,
                 DelayTaskProperties properties, PayloadCodec codec, RetryPolicy retryPolicy,
-                BeanFactory beanFactory) {
+                BeanFactory beanFactory, ObjectProvider<TaskEvents> events) {
             ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
                     properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(),
                     properties.getRedis().getHandOffTimeout(), retryPolicy);
-            return new DefaultDelayTaskService(store, queues, broker, codec, clock(beanFactory), settings);
+            return new DefaultDelayTaskService(store, queues, broker, codec, clock(beanFactory), settings,
+                    events(events));
         }
 
     }
@@ -185,12 +192,13 @@ final class DelayTaskConfigurations {
         @ConditionalOnBooleanProperty(name = "delay-task.listener.enabled", matchIfMissing = true)
         DelayTaskListenerEndpointRegistry delayTaskListenerEndpointRegistry(
                 DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker, PayloadCodec codec,
-                RetryPolicy retryPolicy, DelayTaskProperties properties, Environment environment) {
+                RetryPolicy retryPolicy, DelayTaskProperties properties, Environment environment,
+                ObjectProvider<TaskEvents> events) {
             DelayTaskProperties.Listener listener = properties.getListener();
             ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                     listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
                     properties.getLease(), retryPolicy, virtualThreads(environment));
-            return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings);
+            return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings, events(events));
         }
 
         /** Boot's own test of {@code spring.threads.virtual.enabled}, which works on Java 21 and later only. */

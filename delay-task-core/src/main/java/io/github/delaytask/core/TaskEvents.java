@@ -1,0 +1,83 @@
+package io.github.delaytask.core;
+
+import java.util.Locale;
+import java.util.concurrent.ThreadPoolExecutor;
+
+import io.github.delaytask.redis.QueueId;
+
+/**
+ * Hears what happens to tasks on this instance, for metrics. Public for wiring.
+ * <p>
+ * The service, the broker and the listener containers call it on their own threads, in the middle of their work:
+ * an implementation must be quick and must not throw. Every method does nothing by default.
+ */
+public interface TaskEvents {
+
+    /** Hears nothing. */
+    TaskEvents NONE = new TaskEvents() {
+    };
+
+    /**
+     * New tasks of a queue were committed, whenever they are due.
+     * @param queue their queue
+     * @param count how many
+     */
+    default void added(QueueId queue, int count) {
+    }
+
+    /**
+     * The database recorded what became of runs of tasks of a queue.
+     * @param queue their queue
+     * @param outcome what became of them
+     * @param count how many
+     */
+    default void completed(QueueId queue, Outcome outcome, int count) {
+    }
+
+    /**
+     * A listener's handler is starting a task.
+     * @param queue the task's queue
+     * @param executeTime when the task was due, epoch ms; 0 for a task added to be due at once, whenever that was
+     */
+    default void handlerStarting(QueueId queue, long executeTime) {
+    }
+
+    /**
+     * A listener's handler returned or threw.
+     * @param queue the task's queue
+     * @param nanos how long it ran
+     * @param succeeded whether it returned
+     */
+    default void handlerFinished(QueueId queue, long nanos, boolean succeeded) {
+    }
+
+    /** The pool of handler threads was created, when the listeners start. */
+    default void handlerPoolStarted(ThreadPoolExecutor pool) {
+    }
+
+    /** The pool of handler threads was shut down, when the listeners stop. */
+    default void handlerPoolStopped(ThreadPoolExecutor pool) {
+    }
+
+    /**
+     * What the database recorded of a run.
+     */
+    enum Outcome {
+
+        /** The handler returned: the task is finished. */
+        EXECUTED,
+
+        /** The handler failed and the task runs again after its back-off. */
+        RETRIED,
+
+        /** The handler failed its last attempt. */
+        DEAD;
+
+        /** The outcome in lower case, as metrics tag it. */
+        public String tagValue() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+    }
+
+}
