@@ -35,6 +35,8 @@ public class TaskQueues {
 
     private final RedisScript<Long> deferScript = Scripts.load("defer", Long.class);
 
+    private final RedisScript<List<String>> statsScript = Scripts.load("queue-stats", Scripts.STRING_LIST);
+
     public TaskQueues(StringRedisTemplate redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
@@ -192,6 +194,14 @@ public class TaskQueues {
         Long ready = this.redis.opsForZSet().zCard(this.keys.ready(queue));
         Long inFlight = this.redis.opsForZSet().zCard(this.keys.inFlight(queue));
         return new long[] { orZero(future), orZero(ready), orZero(inFlight) };
+    }
+
+    /** What a queue holds in each state and how long its oldest due task has waited, in one script call. */
+    public QueueStats stats(QueueId queue) {
+        List<String> result = this.redis.execute(this.statsScript,
+                List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue)));
+        return new QueueStats(Long.parseLong(result.get(0)), Long.parseLong(result.get(1)),
+                Long.parseLong(result.get(2)), Long.parseLong(result.get(3)));
     }
 
     private static long orZero(Long value) {

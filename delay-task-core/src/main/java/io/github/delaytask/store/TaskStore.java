@@ -2,10 +2,12 @@ package io.github.delaytask.store;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.redis.QueueId;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -46,6 +48,9 @@ public interface TaskStore {
 
     /** Dead tasks, by id. */
     List<TaskDetails> findDead(int offset, int limit);
+
+    /** How many dead tasks each queue has, in one query; queues without any are missing. */
+    Map<QueueId, Long> countDeadByQueue();
 
     /**
      * Make a dead task live again, due at {@code executeTime}, with no attempts.

@@ -14,6 +14,7 @@ import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import com.baomidou.mybatisplus.core.toolkit.Wrappers;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
@@ -21,6 +22,7 @@ import io.github.delaytask.store.TaskStore;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -196,6 +198,16 @@ public class MybatisTaskStore implements TaskStore {
             .orderByAsc("task_id")
             .last("LIMIT " + limit + " OFFSET " + offset));
         return rows.stream().map(MybatisTaskStore::toDetails).toList();
+    }
+
+    @Override
+    public Map<QueueId, Long> countDeadByQueue() {
+        Map<QueueId, Long> counts = new LinkedHashMap<>();
+        // the status index finds the dead rows, which are few, and leaves the executed ones alone
+        this.jdbc.query("SELECT task_type, priority, COUNT(*) FROM taskinfo_logs WHERE status = "
+                + TaskStatus.DEAD.code() + " GROUP BY task_type, priority",
+                (RowCallbackHandler) (row) -> counts.put(new QueueId(row.getInt(1), row.getInt(2)), row.getLong(3)));
+        return counts;
     }
 
     @Override
