@@ -1,0 +1,79 @@
+package io.github.delaytask.metrics;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.delaytask.redis.QueueId;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * The meters of each queue, up to a number of queues, so that the series a monitoring system stores stay bounded
+ * however many task types an application uses. Public for wiring.
+ * <p>
+ * A queue gets its meters when it is first seen, by an add, a run or a sample of the queues; past the limit a queue
+ * gets none, and a warning says so once.
+ */
+public class DelayTaskMeters {
+
+    private static final Log logger = LogFactory.getLog(DelayTaskMeters.class);
+
+    private final MeterRegistry registry;
+
+    private final int maxQueues;
+
+    private final Map<QueueId, QueueMeters> queues = new ConcurrentHashMap<>();
+
+    /** Set once a queue was turned away, and said so: from then on no queue gets meters, and none waits for a lock. */
+    private volatile boolean full;
+
+    /**
+     * @param registry where the meters go
+     * @param maxQueues most queues given meters
+     */
+    public DelayTaskMeters(MeterRegistry registry, int maxQueues) {
+        Assert.isTrue(maxQueues >= 0, () -> "delay-task.metrics.max-queues (" + maxQueues + ") must not be negative");
+        this.registry = registry;
+        this.maxQueues = maxQueues;
+    }
+
+    MeterRegistry registry() {
+        return this.registry;
+    }
+
+    /** The queues that have meters. */
+    Set<QueueId> queues() {
+        return Set.copyOf(this.queues.keySet());
+    }
+
+    /** The meters of a queue, registered now if it has none yet; null past the limit. */
+    @Nullable QueueMeters of(QueueId queue) {
+        QueueMeters meters = this.queues.get(queue);
+        return (meters != null || this.full) ? meters : register(queue);
+    }
+
+    private synchronized @Nullable QueueMeters register(QueueId queue) {
+        QueueMeters meters = this.queues.get(queue);
+        if (meters != null) {
+            return meters;
+        }
+        if (this.queues.size() >= this.maxQueues) {
+            if (!this.full) {
+                this.full = true;
+                logger.warn("delay-task metrics cover at most " + this.maxQueues + " queue(s) "
+                        + "(delay-task.metrics.max-queues): queue " + queue + " and any further ones get no meters of "
+                        + "their own");
+            }
+            return null;
+        }
+        meters = new QueueMeters(this.registry, queue);
+        this.queues.put(queue, meters);
+        return meters;
+    }
+
+}
