@@ -31,6 +31,23 @@ final class BootAutoConfigurationNames {
 
     static final String JACKSON_4 = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration";
 
+    static final String METRICS_3 = "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration";
+
+    static final String METRICS_4 = "org.springframework.boot.micrometer.metrics.autoconfigure."
+            + "MetricsAutoConfiguration";
+
+    static final String COMPOSITE_METER_REGISTRY_3 = "org.springframework.boot.actuate.autoconfigure.metrics."
+            + "CompositeMeterRegistryAutoConfiguration";
+
+    static final String COMPOSITE_METER_REGISTRY_4 = "org.springframework.boot.micrometer.metrics.autoconfigure."
+            + "CompositeMeterRegistryAutoConfiguration";
+
+    static final String SIMPLE_METRICS_EXPORT_3 = "org.springframework.boot.actuate.autoconfigure.metrics.export."
+            + "simple.SimpleMetricsExportAutoConfiguration";
+
+    static final String SIMPLE_METRICS_EXPORT_4 = "org.springframework.boot.micrometer.metrics.autoconfigure.export."
+            + "simple.SimpleMetricsExportAutoConfiguration";
+
     static final String MYBATIS_PLUS = "com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration";
 
     private BootAutoConfigurationNames() {

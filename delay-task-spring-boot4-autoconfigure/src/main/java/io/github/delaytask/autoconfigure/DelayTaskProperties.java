@@ -63,6 +63,8 @@ public class DelayTaskProperties {
 
     private final Lock lock = new Lock();
 
+    private final Metrics metrics = new Metrics();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -137,6 +139,10 @@ public class DelayTaskProperties {
 
     public Lock getLock() {
         return this.lock;
+    }
+
+    public Metrics getMetrics() {
+        return this.metrics;
     }
 
     public static class Redis {
@@ -386,6 +392,24 @@ public class DelayTaskProperties {
 
         public void setLockAtLeastFor(Duration lockAtLeastFor) {
             this.lockAtLeastFor = lockAtLeastFor;
+        }
+
+    }
+
+    public static class Metrics {
+
+        /**
+         * Most queues (task type and priority) given meters of their own, so that the number of series stays
+         * bounded. Further queues get none, and a warning is logged once.
+         */
+        private int maxQueues = 100;
+
+        public int getMaxQueues() {
+            return this.maxQueues;
+        }
+
+        public void setMaxQueues(int maxQueues) {
+            this.maxQueues = maxQueues;
         }
 
     }
