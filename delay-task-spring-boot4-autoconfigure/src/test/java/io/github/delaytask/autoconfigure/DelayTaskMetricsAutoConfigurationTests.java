@@ -101,7 +101,7 @@ class DelayTaskMetricsAutoConfigurationTests {
 
             assertThat(counter(context, "delaytask.tasks.added", RECORDED)).isEqualTo(3);
             assertThat(counter(context, "delaytask.tasks.added", LATER)).as("beyond the preload window").isEqualTo(1);
-            await().atMost(Duration.ofSeconds(10))
+            await().atMost(Duration.ofSeconds(30))
                 .until(() -> counter(context, "delaytask.tasks.completed", RECORDED, "outcome", "executed") == 3);
             assertThat(timerCount(context, "delaytask.lateness", RECORDED)).isEqualTo(3);
             assertThat(timerCount(context, "delaytask.listener", RECORDED, "outcome", "success")).isEqualTo(3);
@@ -116,7 +116,7 @@ class DelayTaskMetricsAutoConfigurationTests {
         this.runner.run((context) -> {
             long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(RECORDED).build());
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            await().atMost(Duration.ofSeconds(30)).until(() -> status(context, id) == TaskStatus.EXECUTED);
             assertThat(timerCount(context, "delaytask.listener", RECORDED, "outcome", "success")).isEqualTo(1);
             assertThat(timerCount(context, "delaytask.lateness", RECORDED)).isZero();
         });
@@ -128,7 +128,7 @@ class DelayTaskMetricsAutoConfigurationTests {
             long id = context.getBean(DelayTaskService.class)
                 .addTask(DelayTask.builder(FAILING).delay(Duration.ZERO).build());
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.DEAD);
+            await().atMost(Duration.ofSeconds(30)).until(() -> status(context, id) == TaskStatus.DEAD);
             assertThat(counter(context, "delaytask.tasks.completed", FAILING, "outcome", "retried")).isEqualTo(1);
             assertThat(counter(context, "delaytask.tasks.completed", FAILING, "outcome", "dead")).isEqualTo(1);
             assertThat(counter(context, "delaytask.tasks.completed", FAILING, "outcome", "executed")).isZero();
@@ -142,7 +142,7 @@ class DelayTaskMetricsAutoConfigurationTests {
     void theDeadGaugeCountsTheDeadTasksOfTheDatabase() {
         this.runner.run((context) -> {
             long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(FAILING).build());
-            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.DEAD);
+            await().atMost(Duration.ofSeconds(30)).until(() -> status(context, id) == TaskStatus.DEAD);
 
             context.getBean(QueueStatsSampler.class).sampleNow();
 
@@ -164,7 +164,7 @@ class DelayTaskMetricsAutoConfigurationTests {
                 service.addTask(DelayTask.builder(NO_LISTENER).build());
                 service.addTask(DelayTask.builder(NO_LISTENER).build());
                 service.addTask(DelayTask.builder(BLOCKING).build());
-                assertThat(listeners.blockingStarted.await(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(listeners.blockingStarted.await(30, TimeUnit.SECONDS)).isTrue();
 
                 context.getBean(QueueStatsSampler.class).sampleNow();
 
@@ -228,7 +228,7 @@ class DelayTaskMetricsAutoConfigurationTests {
                     .doesNotHaveBean(TaskEvents.class)
                     .doesNotHaveBean(QueueStatsSampler.class);
                 long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(RECORDED).build());
-                await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+                await().atMost(Duration.ofSeconds(30)).until(() -> status(context, id) == TaskStatus.EXECUTED);
             });
     }
 
