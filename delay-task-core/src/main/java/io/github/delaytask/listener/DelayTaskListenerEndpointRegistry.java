@@ -1,7 +1,9 @@
 package io.github.delaytask.listener;
 
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.PayloadCodec;
@@ -132,6 +134,13 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     /** The queues that have a listener here. */
     public List<QueueId> queues() {
         return this.processor.endpoints().stream().map(ListenerEndpoint::queue).toList();
+    }
+
+    /** The queues that have a listener here, each with its method and the bean it belongs to. */
+    public Map<QueueId, String> listeners() {
+        Map<QueueId, String> listeners = new LinkedHashMap<>();
+        this.processor.endpoints().forEach((endpoint) -> listeners.put(endpoint.queue(), endpoint.describe()));
+        return listeners;
     }
 
     private void giveBack(List<StoredTask> unstarted) {

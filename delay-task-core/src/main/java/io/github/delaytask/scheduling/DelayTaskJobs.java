@@ -1,5 +1,6 @@
 package io.github.delaytask.scheduling;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -18,6 +19,7 @@ import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
@@ -59,8 +61,12 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private volatile boolean running;
 
-    public DelayTaskJobs(TaskStore store, TaskQueues queues, DistributedLocks locks, JobSettings settings) {
-        this.reloader = new TaskReloader(store, queues, settings.preloadWindow());
+    /**
+     * @param clock the clock of the times the health details show
+     */
+    public DelayTaskJobs(TaskStore store, TaskQueues queues, DistributedLocks locks, JobSettings settings,
+            Clock clock) {
+        this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock);
         this.queues = queues;
         this.store = store;
         this.locks = locks;
@@ -122,6 +128,14 @@ public class DelayTaskJobs implements SmartLifecycle {
     public int reloadNow() {
         return this.reloader.reload(() -> {
         });
+    }
+
+    /**
+     * The last reload this instance ran, by the job or {@link #reloadNow()}, or {@code null} before the first. One
+     * instance reloads per interval, so on the others it may be a while ago.
+     */
+    public @Nullable ReloadRun lastReload() {
+        return this.reloader.lastRun();
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.github.delaytask.scheduling;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,13 +11,15 @@ import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reload job: brings every live task due within the preload window from the database into Redis.
  * <p>
  * It pages through the execute-time index and never clears anything, so tasks never vanish from Redis for a moment;
  * adding a task twice is harmless and tasks a consumer holds are left alone. Overdue tasks are included, so whatever
- * Redis lost (a restart without persistence, a fail-over, a flush) comes back.
+ * Redis lost (a restart without persistence, a fail-over, a flush) comes back. It remembers its last run, failed or
+ * not, for the health details.
  */
 final class TaskReloader {
 
@@ -27,10 +31,20 @@ final class TaskReloader {
 
     private final Duration preloadWindow;
 
-    TaskReloader(TaskStore store, TaskQueues queues, Duration preloadWindow) {
+    private final Clock clock;
+
+    private volatile @Nullable ReloadRun lastRun;
+
+    TaskReloader(TaskStore store, TaskQueues queues, Duration preloadWindow, Clock clock) {
         this.store = store;
         this.queues = queues;
         this.preloadWindow = preloadWindow;
+        this.clock = clock;
+    }
+
+    /** The last run on this instance, or {@code null} before the first. */
+    @Nullable ReloadRun lastRun() {
+        return this.lastRun;
     }
 
     /**
@@ -38,6 +52,25 @@ final class TaskReloader {
      * @return how many tasks were brought in
      */
     int reload(Runnable afterPage) {
+        Instant startedAt = this.clock.instant();
+        long start = System.nanoTime();
+        int[] read = { 0 };
+        try {
+            int total = reload(afterPage, read);
+            this.lastRun = new ReloadRun(startedAt, Duration.ofNanos(System.nanoTime() - start), total, null);
+            return total;
+        }
+        catch (RuntimeException | Error ex) {
+            this.lastRun = new ReloadRun(startedAt, Duration.ofNanos(System.nanoTime() - start), read[0],
+                    ex.toString());
+            throw ex;
+        }
+    }
+
+    /**
+     * @param read the number of tasks read so far, kept up to date for the record of a run that fails
+     */
+    private int reload(Runnable afterPage, int[] read) {
         long horizon = this.store.currentTimeMillis() + this.preloadWindow.toMillis();
         long afterTime = Long.MIN_VALUE;
         long afterId = Long.MIN_VALUE;
@@ -57,6 +90,7 @@ final class TaskReloader {
                 }
             }
             total += page.size();
+            read[0] = total;
             if (!page.isEmpty()) {
                 StoredTask last = page.get(page.size() - 1);
                 afterTime = last.executeTime();

@@ -215,9 +215,9 @@ final class DelayTaskConfigurations {
         @Bean
         @ConditionalOnMissingBean
         DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, DistributedLocks locks,
-                DelayTaskProperties properties) {
+                DelayTaskProperties properties, BeanFactory beanFactory) {
             return new DelayTaskJobs(store, queues, locks, new JobSettings(properties.getPreloadWindow(),
-                    properties.getReloadInterval(), properties.getRefreshInterval()));
+                    properties.getReloadInterval(), properties.getRefreshInterval()), clock(beanFactory));
         }
 
     }
