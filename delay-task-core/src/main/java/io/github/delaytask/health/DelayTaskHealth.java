@@ -1,0 +1,188 @@
+package io.github.delaytask.health;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.scheduling.ReloadRun;
+import io.github.delaytask.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.util.Assert;
+
+/**
+ * Whether delay-task can do its work on this instance: its listeners running, Redis and the database answering.
+ * Public for wiring: each Boot line's {@code delayTask} health indicator reports what {@link #check()} finds.
+ * <p>
+ * A check sends Redis a {@code PING} and asks the database for its time, each on a thread of this class, and waits
+ * for both at most {@value #PROBE_TIMEOUT_MILLIS} ms, whatever the command and connection timeouts: a health check
+ * must answer while a server hangs. A server counts as unreachable once it has failed to answer, check after check,
+ * for longer than {@code unreachableAfter}; a shorter outage keeps the status {@code UP}, and the status comes back
+ * to {@code UP} by itself at the first check that gets an answer.
+ */
+public class DelayTaskHealth implements SmartLifecycle {
+
+    static final long PROBE_TIMEOUT_MILLIS = 500;
+
+    private final Reachability redis;
+
+    private final Reachability database;
+
+    private final @Nullable DelayTaskListenerEndpointRegistry listeners;
+
+    private final @Nullable DelayTaskJobs jobs;
+
+    private final Duration unreachableAfter;
+
+    private final Duration probeTimeout;
+
+    private final Clock clock;
+
+    private @Nullable ExecutorService executor;
+
+    private volatile boolean running;
+
+    /**
+     * @param redisTemplate the template the starter talks to Redis with
+     * @param store the task store, whose database is probed
+     * @param listeners the listener registry, or {@code null} when listeners are off
+     * @param jobs the reload and refresh jobs, or {@code null} if there are none
+     * @param unreachableAfter how long Redis or the database may fail to answer before the status is {@code DOWN}
+     * @param clock the clock of the times in the details and of how long a server has failed
+     */
+    public DelayTaskHealth(StringRedisTemplate redisTemplate, TaskStore store,
+            @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
+            Duration unreachableAfter, Clock clock) {
+        this(() -> redisTemplate.execute((RedisCallback<String>) RedisConnection::ping), store::currentTimeMillis,
+                listeners, jobs, unreachableAfter, Duration.ofMillis(PROBE_TIMEOUT_MILLIS), clock);
+    }
+
+    DelayTaskHealth(Callable<?> redisProbe, Callable<?> databaseProbe,
+            @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
+            Duration unreachableAfter, Duration probeTimeout, Clock clock) {
+        Assert.isTrue(!unreachableAfter.isNegative(), "delay-task.health.unreachable-after must not be negative");
+        this.redis = new Reachability("redis", redisProbe);
+        this.database = new Reachability("database", databaseProbe);
+        this.listeners = listeners;
+        this.jobs = jobs;
+        this.unreachableAfter = unreachableAfter;
+        this.probeTimeout = probeTimeout;
+        this.clock = clock;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (this.running) {
+            return;
+        }
+        // daemon threads: a probe stuck in a socket read that ignores interrupts must not keep the JVM alive
+        CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-health-");
+        threads.setDaemon(true);
+        // one probe per server at most is ever outstanding, so two threads never make a probe queue
+        this.executor = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads);
+        this.running = true;
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (!this.running) {
+            return;
+        }
+        this.running = false;
+        this.redis.cancel();
+        this.database.cancel();
+        Objects.requireNonNull(this.executor).shutdownNow();
+        this.executor = null;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    /**
+     * Check now: {@code OUT_OF_SERVICE} while the application starts or stops, without probing; otherwise probe
+     * Redis and the database, waiting at most the probe timeout.
+     */
+    public synchronized HealthReport check() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("listeners", listenerDetails());
+        ExecutorService executor = this.executor;
+        DelayTaskListenerEndpointRegistry listeners = this.listeners;
+        if (!this.running || executor == null || (listeners != null && !listeners.isRunning())) {
+            addReloadAndLastError(details);
+            return new HealthReport(HealthReport.Status.OUT_OF_SERVICE, details);
+        }
+        Instant sent = this.clock.instant();
+        this.redis.probe(executor, sent);
+        this.database.probe(executor, sent);
+        long deadline = System.nanoTime() + this.probeTimeout.toNanos();
+        this.redis.awaitAnswer(deadline, this.clock);
+        this.database.awaitAnswer(deadline, this.clock);
+        details.put("redis", this.redis.details());
+        details.put("database", this.database.details());
+        addReloadAndLastError(details);
+        Instant now = this.clock.instant();
+        boolean unreachable = this.redis.unreachableFor(this.unreachableAfter, now)
+                || this.database.unreachableFor(this.unreachableAfter, now);
+        return new HealthReport(unreachable ? HealthReport.Status.DOWN : HealthReport.Status.UP, details);
+    }
+
+    private Map<String, Object> listenerDetails() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        DelayTaskListenerEndpointRegistry listeners = this.listeners;
+        if (listeners == null) {
+            details.put("enabled", false);
+            return details;
+        }
+        details.put("running", listeners.isRunning());
+        List<Map<String, Object>> methods = new ArrayList<>();
+        listeners.listeners().forEach((queue, method) -> {
+            Map<String, Object> listener = new LinkedHashMap<>();
+            listener.put("taskType", queue.taskType());
+            listener.put("priority", queue.priority());
+            listener.put("method", method);
+            methods.add(listener);
+        });
+        details.put("methods", methods);
+        return details;
+    }
+
+    private void addReloadAndLastError(Map<String, Object> details) {
+        ReloadRun reload = (this.jobs != null) ? this.jobs.lastReload() : null;
+        if (reload != null) {
+            Map<String, Object> lastReload = new LinkedHashMap<>();
+            lastReload.put("startedAt", reload.startedAt().toString());
+            lastReload.put("duration", reload.duration().toString());
+            lastReload.put("tasks", reload.tasks());
+            if (reload.error() != null) {
+                lastReload.put("error", reload.error());
+            }
+            details.put("lastReload", lastReload);
+        }
+        Stream.of(this.redis.lastFailure(), this.database.lastFailure())
+            .filter(Objects::nonNull)
+            .max(Comparator.comparing(Reachability.Failure::at))
+            .ifPresent((failure) -> details.put("lastError", failure.details()));
+    }
+
+}
