@@ -7,13 +7,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.json.Jackson2PayloadCodec;
 
+import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityHealthContributorAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityProbesAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.security.servlet.EndpointRequest;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementContextAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.servlet.ServletManagementContextAutoConfiguration;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.autoconfigure.data.redis.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
@@ -65,6 +72,14 @@ public final class BootLine {
             JacksonEndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class,
             ManagementContextAutoConfiguration.class, ServletManagementContextAutoConfiguration.class };
 
+    /** Actuator's health endpoint with the availability states and their probes (liveness, readiness). */
+    public static final Class<?>[] HEALTH_ENDPOINT = { HealthContributorAutoConfiguration.class,
+            HealthEndpointAutoConfiguration.class, ApplicationAvailabilityAutoConfiguration.class,
+            AvailabilityHealthContributorAutoConfiguration.class, AvailabilityProbesAutoConfiguration.class };
+
+    /** The type of health indicators on this line, without which the starter contributes no health. */
+    public static final Class<?> HEALTH_INDICATOR = HealthIndicator.class;
+
     /** Spring Security on a servlet web application. */
     public static final Class<?>[] SECURITY = { SecurityAutoConfiguration.class };
 
@@ -77,6 +92,12 @@ public final class BootLine {
     /** A request matcher of every Actuator endpoint, as the README's security recipe uses. */
     public static RequestMatcher anyEndpoint() {
         return EndpointRequest.toAnyEndpoint();
+    }
+
+    /** What a health indicator of this line, such as the bean {@code delayTaskHealthIndicator}, reports now. */
+    public static ReportedHealth health(Object indicator) {
+        Health health = ((HealthIndicator) indicator).health();
+        return new ReportedHealth(health.getStatus().getCode(), health.getDetails());
     }
 
     /** The codec the starter makes of a mapper of this line's Jackson with its defaults. */

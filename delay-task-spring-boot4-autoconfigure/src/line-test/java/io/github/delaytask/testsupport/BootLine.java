@@ -12,9 +12,17 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEn
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementContextAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -66,6 +74,15 @@ public final class BootLine {
             JacksonEndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class,
             ManagementContextAutoConfiguration.class, ServletManagementContextAutoConfiguration.class };
 
+    /** Actuator's health endpoint with the availability states and their probes (liveness, readiness). */
+    public static final Class<?>[] HEALTH_ENDPOINT = { HealthContributorAutoConfiguration.class,
+            HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
+            ApplicationAvailabilityAutoConfiguration.class, AvailabilityHealthContributorAutoConfiguration.class,
+            AvailabilityProbesAutoConfiguration.class };
+
+    /** The type of health indicators on this line, without which the starter contributes no health. */
+    public static final Class<?> HEALTH_INDICATOR = HealthIndicator.class;
+
     /** Spring Security on a servlet web application. */
     public static final Class<?>[] SECURITY = { SecurityAutoConfiguration.class, ServletWebSecurityAutoConfiguration.class };
 
@@ -78,6 +95,12 @@ public final class BootLine {
     /** A request matcher of every Actuator endpoint, as the README's security recipe uses. */
     public static RequestMatcher anyEndpoint() {
         return EndpointRequest.toAnyEndpoint();
+    }
+
+    /** What a health indicator of this line, such as the bean {@code delayTaskHealthIndicator}, reports now. */
+    public static ReportedHealth health(Object indicator) {
+        Health health = ((HealthIndicator) indicator).health();
+        return new ReportedHealth(health.getStatus().getCode(), health.getDetails());
     }
 
     /** The codec the starter makes of a mapper of this line's Jackson with its defaults. */

@@ -1,5 +1,5 @@
 /**
- * The Actuator endpoints of delay-task.
+ * The Actuator endpoints and the health contributor of delay-task.
  */
 @NullMarked
 package io.github.delaytask.actuate;

@@ -13,6 +13,7 @@ import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.core.TaskEvents;
+import io.github.delaytask.health.DelayTaskHealth;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.listener.ListenerSettings;
@@ -45,8 +46,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The configurations {@link DelayTaskAutoConfiguration} and {@link DelayTaskLockAutoConfiguration} import, one per
- * part of the starter, each bean defined once.
+ * The configurations {@link DelayTaskAutoConfiguration}, {@link DelayTaskLockAutoConfiguration} and the health
+ * contributor's auto-configuration of each Boot line import, one per part of the starter, each bean defined once.
  */
 final class DelayTaskConfigurations {
 
@@ -205,6 +206,21 @@ final class DelayTaskConfigurations {
         private static boolean virtualThreads(Environment environment) {
             return environment.getProperty("spring.threads.virtual.enabled", boolean.class, false)
                     && JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE);
+        }
+
+    }
+
+    /** What the health contributor of each Boot line reports. */
+    @Configuration(proxyBeanMethods = false)
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        DelayTaskHealth delayTaskHealth(StringRedisTemplate redisTemplate, TaskStore store,
+                ObjectProvider<DelayTaskListenerEndpointRegistry> listeners, ObjectProvider<DelayTaskJobs> jobs,
+                DelayTaskProperties properties, BeanFactory beanFactory) {
+            return new DelayTaskHealth(redisTemplate, store, listeners.getIfUnique(), jobs.getIfUnique(),
+                    properties.getHealth().getUnreachableAfter(), clock(beanFactory));
         }
 
     }

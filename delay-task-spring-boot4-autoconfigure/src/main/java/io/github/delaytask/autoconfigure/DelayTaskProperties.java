@@ -65,6 +65,8 @@ public class DelayTaskProperties {
 
     private final Metrics metrics = new Metrics();
 
+    private final Health health = new Health();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -143,6 +145,10 @@ public class DelayTaskProperties {
 
     public Metrics getMetrics() {
         return this.metrics;
+    }
+
+    public Health getHealth() {
+        return this.health;
     }
 
     public static class Redis {
@@ -410,6 +416,24 @@ public class DelayTaskProperties {
 
         public void setMaxQueues(int maxQueues) {
             this.maxQueues = maxQueues;
+        }
+
+    }
+
+    public static class Health {
+
+        /**
+         * How long Redis or the database may fail to answer the health checks, check after check, before the
+         * delayTask health contributor reports DOWN. A shorter outage keeps it UP.
+         */
+        private Duration unreachableAfter = Duration.ofSeconds(10);
+
+        public Duration getUnreachableAfter() {
+            return this.unreachableAfter;
+        }
+
+        public void setUnreachableAfter(Duration unreachableAfter) {
+            this.unreachableAfter = unreachableAfter;
         }
 
     }
