@@ -34,13 +34,14 @@ import org.springframework.util.Assert;
  * Public for wiring: each Boot line's {@code delayTask} health indicator reports what {@link #check()} finds.
  * <p>
  * A check sends Redis a {@code PING} and asks the database for its time, each on a thread of this class, and waits
- * for both at most {@value #PROBE_TIMEOUT_MILLIS} ms, whatever the command and connection timeouts: a health check
- * must answer while a server hangs. A server counts as unreachable once it has failed to answer, check after check,
- * for longer than {@code unreachableAfter}; a shorter outage keeps the status {@code UP}, and the status comes back
- * to {@code UP} by itself at the first check that gets an answer.
+ * for both at most 500 ms, whatever the command and connection timeouts: a health check must answer while a server
+ * hangs. A server counts as unreachable once it has failed to answer, check after check, for longer than
+ * {@code unreachableAfter}; a shorter outage keeps the status {@code UP}, and the status comes back to {@code UP} by
+ * itself at the first check that gets an answer.
  */
 public class DelayTaskHealth implements SmartLifecycle {
 
+    /** How long a check waits for the probes' answers. */
     static final long PROBE_TIMEOUT_MILLIS = 500;
 
     private final Reachability redis;
