@@ -4,10 +4,13 @@
 -- KEYS[2] ready sorted set: task id -> execute time (epoch ms) of tasks due now, oldest first; a set, so that moving
 --         a task that is already there (the reload brought it in again) does not queue it twice
 -- KEYS[3] in-flight sorted set: task id -> lease deadline (epoch ms)
+-- KEYS[4] the queue's loaded marker: missing when Redis lost its data (a restart without persistence, a fail-over to a
+--         replica that missed writes, a flush) or no recovery has loaded the queue since Redis started empty
 -- ARGV[1] how many tasks to claim (0 only moves due work: the refresh job)
 -- ARGV[2] lease in ms
 -- ARGV[3] at most this many ids moved from each sorted set per call; a claim moves no more than it claims
--- Returns { now ms, ms until the next future task is due or -1, claimed ids... } as strings
+-- Returns { now ms, ms until the next future task is due or -1, '1' if the marker is there else '0', claimed ids... }
+-- as strings
 redis.replicate_commands()
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -40,7 +43,7 @@ end
 move(KEYS[3], KEYS[2], now)
 move(KEYS[1], KEYS[2], now)
 
-local result = { tostring(now), '-1' }
+local result = { tostring(now), '-1', tostring(redis.call('EXISTS', KEYS[4])) }
 if count > 0 then
     local popped = redis.call('ZPOPMIN', KEYS[2], count)
     local deadline = now + tonumber(ARGV[2])

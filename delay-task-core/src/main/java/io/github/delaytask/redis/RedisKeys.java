@@ -64,6 +64,15 @@ public final class RedisKeys {
         return queueKey(queue, "inflight");
     }
 
+    /**
+     * The queue's loaded marker: lost with the rest of Redis's data, so a claim that finds it missing knows that the
+     * queue may miss tasks the database holds. In the queue's hash tag, so that the claim script can read it on a
+     * Cluster, where a queue's keys live on one master and are lost with that master's data alone.
+     */
+    String loaded(QueueId queue) {
+        return queueKey(queue, "loaded");
+    }
+
     /** The set of queues in use, so that no job has to list keys. */
     String queues() {
         return prefix() + ":queues";

@@ -18,12 +18,16 @@ import org.springframework.data.redis.core.script.RedisScript;
  * <p>
  * Per queue a future sorted set (due later), a ready sorted set (due now, oldest first) and an in-flight sorted set
  * (claimed, with a lease). Members are task ids, never task bodies: the database holds the task and decides every state change, so
- * an id left behind in Redis is dropped when it is next claimed.
+ * an id left behind in Redis is dropped when it is next claimed. A loaded marker per queue, which every claim reads,
+ * tells when Redis lost the queue's data.
  */
 public class TaskQueues {
 
     /** Bounds the work of one script call, so Redis is never blocked for long. */
     private static final int MOVE_LIMIT = 1000;
+
+    /** The value of a queue's marker once a recovery loaded it. */
+    private static final String LOADED = "loaded";
 
     private final StringRedisTemplate redis;
 
@@ -36,6 +40,8 @@ public class TaskQueues {
     private final RedisScript<Long> deferScript = Scripts.load("defer", Long.class);
 
     private final RedisScript<List<String>> statsScript = Scripts.load("queue-stats", Scripts.STRING_LIST);
+
+    private final RedisScript<Long> markLoadedScript = Scripts.load("mark-loaded", Long.class);
 
     public TaskQueues(StringRedisTemplate redis, RedisKeys keys) {
         this.redis = redis;
@@ -90,17 +96,64 @@ public class TaskQueues {
      * @param queue the queue
      * @param max how many tasks to claim; 0 only moves due tasks
      * @param lease how long the claimed tasks stay with the caller before they are due again
-     * @return the claimed tasks and the Redis time
+     * @return the claimed tasks, the Redis time and whether Redis held the queue's loaded marker
      */
     public Claim claim(QueueId queue, int max, Duration lease) {
         List<String> result = this.redis.execute(this.claimScript,
-                List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue)),
+                List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue),
+                        this.keys.loaded(queue)),
                 Integer.toString(max), Long.toString(lease.toMillis()), Integer.toString(MOVE_LIMIT));
-        List<Long> ids = new ArrayList<>(result.size() - 2);
-        for (int i = 2; i < result.size(); i++) {
+        List<Long> ids = new ArrayList<>(result.size() - 3);
+        for (int i = 3; i < result.size(); i++) {
             ids.add(Long.parseLong(result.get(i)));
         }
-        return new Claim(Long.parseLong(result.get(0)), Long.parseLong(result.get(1)), ids);
+        return new Claim(Long.parseLong(result.get(0)), Long.parseLong(result.get(1)), "1".equals(result.get(2)),
+                ids);
+    }
+
+    /**
+     * The queues, of those given, that no recovery marked loaded since Redis last lost them: their marker is missing,
+     * or holds the token of a recovery that is still running or died. One call per queue: on a Cluster their markers
+     * lie in different slots.
+     */
+    public List<QueueId> unloaded(Collection<QueueId> queues) {
+        List<QueueId> unloaded = new ArrayList<>();
+        for (QueueId queue : queues) {
+            if (!LOADED.equals(this.redis.opsForValue().get(this.keys.loaded(queue)))) {
+                unloaded.add(queue);
+            }
+        }
+        return unloaded;
+    }
+
+    /**
+     * Begin the recovery of queues: each marker takes the recovery's token, which counts as a marker for claims (the
+     * queue is being recovered) and which Redis loses with the rest of its data if it loses them again meanwhile.
+     * Call it before reading the database.
+     * @param queues the queues to recover
+     * @param token a value no other recovery uses
+     */
+    public void beginRecovery(Collection<QueueId> queues, String token) {
+        for (QueueId queue : queues) {
+            this.redis.opsForValue().set(this.keys.loaded(queue), token);
+        }
+    }
+
+    /**
+     * End the recovery of queues, once the reload that followed {@link #beginRecovery} has written everything:
+     * mark loaded each queue whose marker still holds the recovery's token.
+     * @return the queues marked; the others lost the token since (Redis lost data again) or another recovery took
+     * them over
+     */
+    public List<QueueId> finishRecovery(Collection<QueueId> queues, String token) {
+        List<QueueId> marked = new ArrayList<>();
+        for (QueueId queue : queues) {
+            Long done = this.redis.execute(this.markLoadedScript, List.of(this.keys.loaded(queue)), token, LOADED);
+            if (done != null && done == 1) {
+                marked.add(queue);
+            }
+        }
+        return marked;
     }
 
     /** Forget a task that a consumer finished: the database no longer needs Redis to remember it. */
