@@ -3,11 +3,13 @@ package io.github.delaytask.core;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -53,6 +55,11 @@ public class TaskBroker {
 
     private final List<ScheduleListener> scheduleListeners = new CopyOnWriteArrayList<>();
 
+    private final List<LossListener> lossListeners = new CopyOnWriteArrayList<>();
+
+    /** Every queue this instance has claimed from: those a recovery should mark loaded when Redis loses its data. */
+    private final Set<QueueId> consumedQueues = ConcurrentHashMap.newKeySet();
+
     private final AtomicBoolean sharedKeysReported = new AtomicBoolean();
 
     private final TaskEvents events;
@@ -75,7 +82,13 @@ public class TaskBroker {
      * @return the tasks won, each held under a lease until completed or failed
      */
     public Batch claim(QueueId queue, int max) {
+        this.consumedQueues.add(queue);
         Claim claim = this.queues.claim(queue, max, this.lease);
+        if (!claim.loaded()) {
+            for (LossListener listener : this.lossListeners) {
+                listener.queueLost(queue);
+            }
+        }
         if (claim.taskIds().isEmpty()) {
             return new Batch(List.of(), 0, claim.nextDueInMillis());
         }
@@ -258,6 +271,27 @@ public class TaskBroker {
         this.scheduleListeners.remove(listener);
     }
 
+    public void addLossListener(LossListener listener) {
+        this.lossListeners.add(listener);
+    }
+
+    public void removeLossListener(LossListener listener) {
+        this.lossListeners.remove(listener);
+    }
+
+    /**
+     * Queues this instance is about to claim from, such as those of its listeners: a recovery from Redis data loss
+     * then marks them with the first queue that asks, rather than in a recovery of their own moments later.
+     */
+    public void consumes(Collection<QueueId> queues) {
+        this.consumedQueues.addAll(queues);
+    }
+
+    /** Every queue this instance claims from: those of {@link #consumes} and those claimed from, by {@code poll} too. */
+    public Set<QueueId> consumedQueues() {
+        return Set.copyOf(this.consumedQueues);
+    }
+
     /**
      * Tasks won by one claim.
      * @param tasks the tasks this consumer now holds
@@ -274,6 +308,17 @@ public class TaskBroker {
     public interface ScheduleListener {
 
         void scheduled(QueueId queue, long executeTime);
+
+    }
+
+    /**
+     * Hears of claims that found their queue's loaded marker missing: Redis lost its data, or no recovery has
+     * loaded the queue since Redis started empty. Called on the claiming thread, so it must not block.
+     */
+    @FunctionalInterface
+    public interface LossListener {
+
+        void queueLost(QueueId queue);
 
     }
 

@@ -77,6 +77,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
                     this.broker, this.workers, this.acknowledger, this.settings, this.events));
         }
         this.broker.addScheduleListener(this.scheduleListener);
+        this.broker.consumes(this.containers.stream().map(ListenerContainer::queue).toList());
         this.containers.forEach(ListenerContainer::start);
         logger.info("Started " + this.containers.size() + " delay-task listener(s) with " + this.settings.concurrency()
                 + " handler thread(s)");

@@ -8,11 +8,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.DistributedLocks;
+import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
@@ -26,12 +28,14 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Runs the reload and refresh jobs on a thread of its own, started and stopped with the context. Public for wiring.
+ * Runs the reload and refresh jobs, and the recovery from Redis data loss, on threads of its own, started and stopped
+ * with the context. Public for wiring.
  * <p>
  * Each run takes a Redis lock first and skips the run when another instance holds it; the lock is kept for most of
  * an interval after a fast run, so per interval one instance does the work. The jobs are safe to run twice (every
  * step is an atomic, idempotent script), so the lock saves work rather than guarding correctness. Listeners do not
- * wait for the refresh: they move due tasks of their own queue when they poll.
+ * wait for the refresh: they move due tasks of their own queue when they poll. A claim that finds its queue's loaded
+ * marker missing has the recovery reload at once ({@link RedisLossRecovery}), without waiting for the next reload.
  */
 public class DelayTaskJobs implements SmartLifecycle {
 
@@ -46,6 +50,12 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private final TaskReloader reloader;
 
+    private final RedisLossRecovery recovery;
+
+    private final TaskBroker broker;
+
+    private final TaskBroker.LossListener lossListener = this::queueLost;
+
     private final TaskQueues queues;
 
     private final TaskStore store;
@@ -54,7 +64,7 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private final JobSettings settings;
 
-    private ScheduledExecutorService executor;
+    private volatile ScheduledExecutorService executor;
 
     /** When each queue was first seen with nothing due later, in nanos of {@link System#nanoTime()}. */
     private final Map<QueueId, Long> emptySince = new ConcurrentHashMap<>();
@@ -64,9 +74,12 @@ public class DelayTaskJobs implements SmartLifecycle {
     /**
      * @param clock the clock of the times the health details show
      */
-    public DelayTaskJobs(TaskStore store, TaskQueues queues, DistributedLocks locks, JobSettings settings,
-            Clock clock) {
+    public DelayTaskJobs(TaskStore store, TaskQueues queues, TaskBroker broker, DistributedLocks locks,
+            JobSettings settings, Clock clock) {
         this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock);
+        this.recovery = new RedisLossRecovery(this.reloader, queues, locks, broker::consumedQueues,
+                settings.reloadInterval());
+        this.broker = broker;
         this.queues = queues;
         this.store = store;
         this.locks = locks;
@@ -79,12 +92,14 @@ public class DelayTaskJobs implements SmartLifecycle {
             return;
         }
         checkKeys();
-        this.executor = new ScheduledThreadPoolExecutor(2, new CustomizableThreadFactory("delay-task-jobs-"));
+        // a thread for each job and one for the recovery, which must not wait behind a long reload
+        this.executor = new ScheduledThreadPoolExecutor(3, new CustomizableThreadFactory("delay-task-jobs-"));
         long reload = this.settings.reloadInterval().toMillis();
         long refresh = this.settings.refreshInterval().toMillis();
         this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
         this.executor.scheduleWithFixedDelay(this::refreshUnderLock, refresh, refresh, TimeUnit.MILLISECONDS);
         this.running = true;
+        this.broker.addLossListener(this.lossListener);
     }
 
     /**
@@ -107,6 +122,7 @@ public class DelayTaskJobs implements SmartLifecycle {
             return;
         }
         this.running = false;
+        this.broker.removeLossListener(this.lossListener);
         this.executor.shutdownNow();
         try {
             this.executor.awaitTermination(10, TimeUnit.SECONDS);
@@ -183,6 +199,31 @@ public class DelayTaskJobs implements SmartLifecycle {
         this.store.findLive(ids).forEach((task) -> finished.remove(task.taskId()));
         this.queues.forget(queue, finished);
         return finished.size() == new HashSet<>(ids).size();
+    }
+
+    /** A claim found a queue's loaded marker missing: recover on a job thread, once for every claim meanwhile. */
+    private void queueLost(QueueId queue) {
+        if (this.running && this.recovery.request(queue)) {
+            try {
+                this.executor.execute(this::recover);
+            }
+            catch (RejectedExecutionException ex) {
+                // stopping
+            }
+        }
+    }
+
+    private void recover() {
+        try {
+            this.recovery.recover();
+        }
+        catch (Throwable ex) {
+            if (this.running) {
+                logger.warn("delay-task could not recover the queues Redis lost; the next claim that finds its "
+                        + "queue's marker missing tries again, and the reload job runs every "
+                        + this.settings.reloadInterval(), ex);
+            }
+        }
     }
 
     private void reloadUnderLock() {

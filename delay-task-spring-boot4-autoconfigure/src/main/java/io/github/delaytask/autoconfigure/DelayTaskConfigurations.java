@@ -230,9 +230,9 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, DistributedLocks locks,
+        DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, TaskBroker broker, DistributedLocks locks,
                 DelayTaskProperties properties, BeanFactory beanFactory) {
-            return new DelayTaskJobs(store, queues, locks, new JobSettings(properties.getPreloadWindow(),
+            return new DelayTaskJobs(store, queues, broker, locks, new JobSettings(properties.getPreloadWindow(),
                     properties.getReloadInterval(), properties.getRefreshInterval()), clock(beanFactory));
         }
 

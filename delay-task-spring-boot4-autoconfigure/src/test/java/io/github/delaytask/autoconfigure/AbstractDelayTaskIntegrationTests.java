@@ -707,6 +707,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
     @Test
     void reloadDoesNotQueueATaskThatIsAlreadyReadyASecondTime() {
         this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            awaitFirstRecovery(context, NO_LISTENER);
             DelayTaskService service = context.getBean(DelayTaskService.class);
             long id = service.addTask(DelayTask.builder(NO_LISTENER).build());
             DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
@@ -720,6 +721,18 @@ public abstract class AbstractDelayTaskIntegrationTests {
             assertThat(service.poll(NO_LISTENER, 0).getTaskId()).isEqualTo(id);
             assertThat(redisSizes(context, NO_LISTENER)).as("acknowledged, nothing left").containsExactly(0, 0, 0);
         });
+    }
+
+    /**
+     * Have a queue recovered now, as its first claim in a Redis the test emptied would: the reload of that recovery
+     * may bring back the id of a task this test finishes meanwhile (harmless, as the next claim drops it, but not
+     * what a test of exact queue sizes expects).
+     */
+    private void awaitFirstRecovery(AssertableApplicationContext context, int taskType) {
+        QueueId queue = new QueueId(taskType, 0);
+        context.getBean(TaskBroker.class).claim(queue, 0);
+        TaskQueues queues = context.getBean(TaskQueues.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(queue)).isEmpty());
     }
 
     private TaskStatus status(AssertableApplicationContext context, long id) {

@@ -1,0 +1,297 @@
+package io.github.delaytask.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskListener;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskDetails;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redis loses everything ({@code FLUSHALL}) while tasks are pending, with the default reload interval of a minute:
+ * the first claim that finds its queue's loaded marker missing has the queues reloaded at once, on one instance, so
+ * tasks due soon after still run within a second of their time. On an embedded Redis and H2; the fault tests do the
+ * same with a Redis that restarts empty, on PostgreSQL.
+ */
+class RedisDataLossRecoveryTests {
+
+    private static final int TYPE = 1;
+
+    private static final QueueId QUEUE = new QueueId(TYPE, 0);
+
+    private static final Duration BOUND = Duration.ofSeconds(1);
+
+    private TestBackend backend;
+
+    private ApplicationContextRunner runner;
+
+    @BeforeEach
+    void startBackend() {
+        this.backend = TestBackend.embedded();
+        this.runner = this.backend.applicationRunner()
+            .withUserConfiguration(Listeners.class, RecordingQueuesConfiguration.class);
+    }
+
+    @AfterEach
+    void stopBackend() {
+        this.backend.close();
+    }
+
+    @Test
+    void tasksDueFrom300MsTo2SecondsAfterAFlushAllRunWithinASecondOfTheirTime() {
+        this.runner.run((context) -> {
+            awaitSteadyState(context);
+            Map<Long, Long> executeTimes = addTasksDueFrom300MsTo2Seconds(context);
+            assertThat(context.getBean(TaskQueues.class).sizes(QUEUE)[0]).as("ids in Redis before the flush")
+                .isEqualTo(executeTimes.size());
+
+            flushAll(context);
+
+            assertEveryTaskRanOnceWithinTheBound(executeTimes, List.of(context.getBean(Listeners.class)));
+            assertThat(context.getBean(RecordingQueues.class).recoveries).as("recoveries").hasValue(1);
+        });
+    }
+
+    @Test
+    void atStartUpTheQueuesAreMarkedOnceAndAnIdleApplicationDoesNotRecoverAgain() {
+        this.runner.run((context) -> {
+            RecordingQueues queues = context.getBean(RecordingQueues.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(QUEUE)).isEmpty());
+            assertThat(queues.recoveries).as("recoveries at start-up").hasValue(1);
+            // ten polls of the idle queue, each reading the marker in its claim
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
+                .until(() -> queues.recoveries.get() == 1);
+        });
+    }
+
+    @Test
+    void aFlushAllWhileTheRecoveryReloadsLeavesTheQueueUnmarkedSoTheNextClaimRecoversItAgain() {
+        this.runner.run((context) -> {
+            awaitSteadyState(context);
+            RecordingQueues queues = context.getBean(RecordingQueues.class);
+            Map<Long, Long> executeTimes = addTasksDueFrom300MsTo2Seconds(context);
+            queues.flushAfterNextReloadWrite.set(true);
+
+            flushAll(context);
+
+            assertEveryTaskRanOnceWithinTheBound(executeTimes, List.of(context.getBean(Listeners.class)));
+            assertThat(queues.flushAfterNextReloadWrite).as("flushed again while the recovery reloaded").isFalse();
+            assertThat(queues.marked).as("queues marked by each recovery").containsExactly(List.of(), List.of(QUEUE));
+        });
+    }
+
+    @Test
+    void afterAFlushAllOneOfTwoInstancesRecoversAndEachTaskRunsOnce() {
+        this.runner.run((first) -> this.runner.run((second) -> {
+            awaitSteadyState(first, second);
+            List<RecordingQueues> queues = List.of(first.getBean(RecordingQueues.class),
+                    second.getBean(RecordingQueues.class));
+            Map<Long, Long> executeTimes = addTasksDueFrom300MsTo2Seconds(first);
+
+            flushAll(first);
+
+            assertEveryTaskRanOnceWithinTheBound(executeTimes,
+                    List.of(first.getBean(Listeners.class), second.getBean(Listeners.class)));
+            assertThat(queues.get(0).recoveries.get() + queues.get(1).recoveries.get()).as("recoveries")
+                .isEqualTo(1);
+        }));
+    }
+
+    @Test
+    void reloadsRunningAtOnceOnTwoInstancesWhileTheTasksAreClaimedRunEachTaskOnceAndNeverEarly() {
+        // what happens when a FLUSHALL also drops the reload or recovery lock that one instance held
+        this.runner.run((first) -> this.runner.run((second) -> {
+            awaitSteadyState(first, second);
+            List<Listeners> instances = List.of(first.getBean(Listeners.class), second.getBean(Listeners.class));
+            Map<Long, Long> executeTimes = addTasksDueFrom300MsTo2Seconds(first);
+            AtomicBoolean allRan = new AtomicBoolean();
+            ExecutorService reloaders = Executors.newFixedThreadPool(2);
+            try {
+                List<Future<Integer>> reloads = new ArrayList<>();
+                for (AssertableApplicationContext context : List.of(first, second)) {
+                    DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
+                    reloads.add(reloaders.submit(() -> {
+                        int count = 0;
+                        while (!allRan.get()) {
+                            jobs.reloadNow();
+                            count++;
+                        }
+                        return count;
+                    }));
+                }
+                await().atMost(Duration.ofSeconds(10))
+                    .until(() -> runs(instances).keySet().containsAll(executeTimes.keySet()));
+                allRan.set(true);
+                for (Future<Integer> reload : reloads) {
+                    assertThat(reload.get()).as("reloads on one instance").isGreaterThan(1);
+                }
+            }
+            finally {
+                allRan.set(true);
+                reloaders.shutdownNow();
+            }
+            Map<Long, List<Long>> runs = runs(instances);
+            executeTimes.forEach((id, executeTime) -> assertThat(runs.get(id)).as("runs of task %d", id)
+                .singleElement()
+                .satisfies((startedAt) -> assertThat(startedAt).isGreaterThanOrEqualTo(executeTime)));
+        }));
+    }
+
+    /**
+     * A task ran and every instance found its queue marked: the start-up reloads and the first recovery are over.
+     */
+    private void awaitSteadyState(AssertableApplicationContext... instances) {
+        for (AssertableApplicationContext context : instances) {
+            assertThat(context).hasNotFailed();
+        }
+        DelayTaskService service = instances[0].getBean(DelayTaskService.class);
+        long id = service.addTask(DelayTask.builder(TYPE).build());
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> service.findTask(id).map(TaskDetails::status).orElseThrow() == TaskStatus.EXECUTED);
+        for (AssertableApplicationContext context : instances) {
+            RecordingQueues queues = context.getBean(RecordingQueues.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(QUEUE)).isEmpty());
+            context.getBean(Listeners.class).runs.clear();
+            queues.recoveries.set(0);
+            queues.marked.clear();
+        }
+    }
+
+    private Map<Long, Long> addTasksDueFrom300MsTo2Seconds(AssertableApplicationContext context) {
+        DelayTaskService service = context.getBean(DelayTaskService.class);
+        Map<Long, Long> executeTimes = new HashMap<>();
+        for (long delay = 300; delay <= 2000; delay += 100) {
+            DelayTask task = DelayTask.builder(TYPE).delay(Duration.ofMillis(delay)).build();
+            executeTimes.put(service.addTask(task), task.getExecuteTime());
+        }
+        return executeTimes;
+    }
+
+    private void assertEveryTaskRanOnceWithinTheBound(Map<Long, Long> executeTimes, List<Listeners> instances) {
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> runs(instances).keySet().containsAll(executeTimes.keySet()));
+        Map<Long, List<Long>> runs = runs(instances);
+        long latest = executeTimes.entrySet()
+            .stream()
+            .mapToLong((entry) -> runs.get(entry.getKey()).get(0) - entry.getValue())
+            .max()
+            .orElseThrow();
+        System.out.println("recovery: tasks=" + executeTimes.size() + " most-late=" + latest + "ms");
+        executeTimes.forEach((id, executeTime) -> {
+            assertThat(runs.get(id)).as("runs of task %d", id).hasSize(1);
+            assertThat(runs.get(id).get(0)).as("start of task %d, due at %d", id, executeTime)
+                .isBetween(executeTime, executeTime + BOUND.toMillis());
+        });
+    }
+
+    private static Map<Long, List<Long>> runs(List<Listeners> instances) {
+        Map<Long, List<Long>> runs = new HashMap<>();
+        instances.forEach((listeners) -> listeners.runs
+            .forEach((id, times) -> runs.computeIfAbsent(id, (key) -> new ArrayList<>()).addAll(times)));
+        return runs;
+    }
+
+    private static void flushAll(AssertableApplicationContext context) {
+        context.getBean(StringRedisTemplate.class).execute((RedisCallback<Void>) (connection) -> {
+            connection.serverCommands().flushAll();
+            return null;
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Listeners {
+
+        final Map<Long, List<Long>> runs = new ConcurrentHashMap<>();
+
+        @DelayTaskListener(taskType = TYPE)
+        void record(DelayTask task) {
+            this.runs.computeIfAbsent(task.getTaskId(), (id) -> new CopyOnWriteArrayList<>())
+                .add(System.currentTimeMillis());
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class RecordingQueuesConfiguration {
+
+        @Bean
+        RecordingQueues recordingQueues(StringRedisTemplate redis, RedisKeys keys) {
+            return new RecordingQueues(redis, keys);
+        }
+
+    }
+
+    /** The starter's queues, counting recoveries, and flushing Redis once more right after a reload wrote. */
+    static class RecordingQueues extends TaskQueues {
+
+        final AtomicInteger recoveries = new AtomicInteger();
+
+        final List<List<QueueId>> marked = new CopyOnWriteArrayList<>();
+
+        final AtomicBoolean flushAfterNextReloadWrite = new AtomicBoolean();
+
+        private final StringRedisTemplate redis;
+
+        RecordingQueues(StringRedisTemplate redis, RedisKeys keys) {
+            super(redis, keys);
+            this.redis = redis;
+        }
+
+        @Override
+        public void beginRecovery(Collection<QueueId> queues, String token) {
+            this.recoveries.incrementAndGet();
+            super.beginRecovery(queues, token);
+        }
+
+        @Override
+        public void reload(QueueId queue, Map<Long, Long> executeTimes) {
+            super.reload(queue, executeTimes);
+            if (this.flushAfterNextReloadWrite.compareAndSet(true, false)) {
+                this.redis.execute((RedisCallback<Void>) (connection) -> {
+                    connection.serverCommands().flushAll();
+                    return null;
+                });
+            }
+        }
+
+        @Override
+        public List<QueueId> finishRecovery(Collection<QueueId> queues, String token) {
+            List<QueueId> marked = super.finishRecovery(queues, token);
+            this.marked.add(marked);
+            return marked;
+        }
+
+    }
+
+}
