@@ -22,7 +22,10 @@ final class ListenerContainer implements Runnable {
 
     private static final Log logger = LogFactory.getLog(ListenerContainer.class);
 
-    /** Pause after an error (Redis or the database unreachable), so a failing poll does not spin. */
+    /**
+     * Least time from the start of a poll that failed (Redis or the database unreachable) to the next, so a failing
+     * poll does not spin.
+     */
     private static final long ERROR_PAUSE_MILLIS = 1000;
 
     private final ListenerEndpoint endpoint;
@@ -108,6 +111,7 @@ final class ListenerContainer implements Runnable {
     @Override
     public void run() {
         while (this.running) {
+            long started = System.nanoTime();
             try {
                 pollOnce();
             }
@@ -117,7 +121,9 @@ final class ListenerContainer implements Runnable {
             }
             catch (Throwable ex) {
                 logger.error("Polling " + this.endpoint.describe() + " failed; trying again", ex);
-                sleepQuietly(ERROR_PAUSE_MILLIS);
+                // a claim that waited out the Redis command timeout has paused already: the next one then waits for
+                // Redis at once, so that the first claim after a restart sees the data loss as soon as it can
+                sleepQuietly(ERROR_PAUSE_MILLIS - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
             }
         }
     }
