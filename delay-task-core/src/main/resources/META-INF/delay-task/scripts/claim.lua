@@ -4,8 +4,8 @@
 -- KEYS[2] ready sorted set: task id -> execute time (epoch ms) of tasks due now, oldest first; a set, so that moving
 --         a task that is already there (the reload brought it in again) does not queue it twice
 -- KEYS[3] in-flight sorted set: task id -> lease deadline (epoch ms)
--- KEYS[4] the queue's loaded marker: missing when Redis lost its data (a restart without persistence, a fail-over to a
---         replica that missed writes, a flush) or no recovery has loaded the queue since Redis started empty
+-- KEYS[4] the queue's loaded marker: missing when Redis lost all its data (a restart without persistence, a flush, a
+--         fail-over to an empty replica) or no recovery has loaded the queue since Redis started empty
 -- ARGV[1] how many tasks to claim (0 only moves due work: the refresh job)
 -- ARGV[2] lease in ms
 -- ARGV[3] at most this many ids moved from each sorted set per call; a claim moves no more than it claims

@@ -6,7 +6,7 @@ import java.util.List;
  * What a claim took from a queue. Public for wiring.
  * @param redisTime the Redis server's time when the claim ran, in epoch ms
  * @param nextDueInMillis ms until the next task of the queue is due, or -1 when none is waiting
- * @param loaded whether Redis held the queue's loaded marker; {@code false} when Redis lost its data, or before the
+ * @param loaded whether Redis held the queue's loaded marker; {@code false} when Redis lost all its data, or before the
  * first recovery since Redis started empty, and the queue may then miss tasks the database holds
  * @param taskIds the claimed tasks, now in flight under a lease
  */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,8 @@ public class TaskQueues {
     /** Bounds the work of one script call, so Redis is never blocked for long. */
     private static final int MOVE_LIMIT = 1000;
 
-    /** The value of a queue's marker once a recovery loaded it. */
-    private static final String LOADED = "loaded";
+    /** The start of a queue's marker once a recovery loaded it, before the Redis time the recovery began at. */
+    private static final String LOADED = "loaded:";
 
     private final StringRedisTemplate redis;
 
@@ -40,6 +41,8 @@ public class TaskQueues {
     private final RedisScript<Long> deferScript = Scripts.load("defer", Long.class);
 
     private final RedisScript<List<String>> statsScript = Scripts.load("queue-stats", Scripts.STRING_LIST);
+
+    private final RedisScript<Long> beginRecoveryScript = Scripts.load("begin-recovery", Long.class);
 
     private final RedisScript<Long> markLoadedScript = Scripts.load("mark-loaded", Long.class);
 
@@ -113,42 +116,56 @@ public class TaskQueues {
 
     /**
      * The queues, of those given, that no recovery marked loaded since Redis last lost them: their marker is missing,
-     * or holds the token of a recovery that is still running or died. One call per queue: on a Cluster their markers
-     * lie in different slots.
+     * or holds the id of a recovery that is still running or died.
      */
     public List<QueueId> unloaded(Collection<QueueId> queues) {
+        Map<QueueId, Long> anyTime = new LinkedHashMap<>();
+        queues.forEach((queue) -> anyTime.put(queue, Long.MIN_VALUE));
+        return unloaded(anyTime);
+    }
+
+    /**
+     * The queues, of those given, that no recovery marked loaded, or only one that began before the given time.
+     * One call per queue: on a Cluster their markers lie in different slots.
+     * @param since by queue, the Redis time (epoch ms, the clock of the queue's server) a recovery must have begun at
+     * or after
+     */
+    public List<QueueId> unloaded(Map<QueueId, Long> since) {
         List<QueueId> unloaded = new ArrayList<>();
-        for (QueueId queue : queues) {
-            if (!LOADED.equals(this.redis.opsForValue().get(this.keys.loaded(queue)))) {
+        since.forEach((queue, time) -> {
+            String marker = this.redis.opsForValue().get(this.keys.loaded(queue));
+            boolean loaded = marker != null && marker.startsWith(LOADED)
+                    && Long.parseLong(marker.substring(LOADED.length())) >= time;
+            if (!loaded) {
                 unloaded.add(queue);
             }
-        }
+        });
         return unloaded;
     }
 
     /**
-     * Begin the recovery of queues: each marker takes the recovery's token, which counts as a marker for claims (the
-     * queue is being recovered) and which Redis loses with the rest of its data if it loses them again meanwhile.
-     * Call it before reading the database.
+     * Begin the recovery of queues: each marker takes the recovery's id and the server's time, which counts as a
+     * marker for claims (the queue is being recovered) and which Redis loses with the rest of its data if it loses
+     * them again meanwhile. Call it before reading the database.
      * @param queues the queues to recover
-     * @param token a value no other recovery uses
+     * @param recoveryId an id no other recovery uses
      */
-    public void beginRecovery(Collection<QueueId> queues, String token) {
+    public void beginRecovery(Collection<QueueId> queues, String recoveryId) {
         for (QueueId queue : queues) {
-            this.redis.opsForValue().set(this.keys.loaded(queue), token);
+            this.redis.execute(this.beginRecoveryScript, List.of(this.keys.loaded(queue)), recoveryId);
         }
     }
 
     /**
      * End the recovery of queues, once the reload that followed {@link #beginRecovery} has written everything:
-     * mark loaded each queue whose marker still holds the recovery's token.
-     * @return the queues marked; the others lost the token since (Redis lost data again) or another recovery took
+     * mark loaded each queue whose marker still holds the recovery's id.
+     * @return the queues marked; the others lost the marker since (Redis lost data again) or another recovery took
      * them over
      */
-    public List<QueueId> finishRecovery(Collection<QueueId> queues, String token) {
+    public List<QueueId> finishRecovery(Collection<QueueId> queues, String recoveryId) {
         List<QueueId> marked = new ArrayList<>();
         for (QueueId queue : queues) {
-            Long done = this.redis.execute(this.markLoadedScript, List.of(this.keys.loaded(queue)), token, LOADED);
+            Long done = this.redis.execute(this.markLoadedScript, List.of(this.keys.loaded(queue)), recoveryId);
             if (done != null && done == 1) {
                 marked.add(queue);
             }
