@@ -60,6 +60,9 @@ public class TaskBroker {
     /** Every queue this instance has claimed from: those a recovery should mark loaded when Redis loses its data. */
     private final Set<QueueId> consumedQueues = ConcurrentHashMap.newKeySet();
 
+    /** Queues whose last claim failed in Redis. */
+    private final Set<QueueId> unreachableQueues = ConcurrentHashMap.newKeySet();
+
     private final AtomicBoolean sharedKeysReported = new AtomicBoolean();
 
     private final TaskEvents events;
@@ -83,12 +86,7 @@ public class TaskBroker {
      */
     public Batch claim(QueueId queue, int max) {
         this.consumedQueues.add(queue);
-        Claim claim = this.queues.claim(queue, max, this.lease);
-        if (!claim.loaded()) {
-            for (LossListener listener : this.lossListeners) {
-                listener.queueLost(queue);
-            }
-        }
+        Claim claim = claimInRedis(queue, max);
         if (claim.taskIds().isEmpty()) {
             return new Batch(List.of(), 0, claim.nextDueInMillis());
         }
@@ -98,6 +96,29 @@ public class TaskBroker {
             settleMissed(queue, claim.taskIds(), won, now);
         }
         return new Batch(won, claim.taskIds().size(), claim.nextDueInMillis());
+    }
+
+    /**
+     * Claim in Redis, and tell the loss listeners when the queue's data may be lost: its marker is gone (Redis lost
+     * everything), or the claim succeeds after one that failed (Redis may have restarted from an older snapshot, or
+     * failed over to a replica that missed the last writes, and kept the marker).
+     */
+    private Claim claimInRedis(QueueId queue, int max) {
+        Claim claim;
+        try {
+            claim = this.queues.claim(queue, max, this.lease);
+        }
+        catch (RuntimeException ex) {
+            this.unreachableQueues.add(queue);
+            throw ex;
+        }
+        boolean back = !this.unreachableQueues.isEmpty() && this.unreachableQueues.remove(queue);
+        if (back || !claim.loaded()) {
+            for (LossListener listener : this.lossListeners) {
+                listener.queueLost(queue, claim.redisTime());
+            }
+        }
+        return claim;
     }
 
     /** Put the ids Redis handed out and the database did not give this claim where they belong. */
@@ -312,13 +333,19 @@ public class TaskBroker {
     }
 
     /**
-     * Hears of claims that found their queue's loaded marker missing: Redis lost its data, or no recovery has
-     * loaded the queue since Redis started empty. Called on the claiming thread, so it must not block.
+     * Hears of claims after which a queue may miss tasks the database holds: the claim found the queue's loaded
+     * marker missing (Redis lost its data, or no recovery has loaded the queue since Redis started empty), or it
+     * succeeded after a claim that failed. Called on the claiming thread, so it must not block.
      */
     @FunctionalInterface
     public interface LossListener {
 
-        void queueLost(QueueId queue);
+        /**
+         * @param queue the queue
+         * @param redisTime the time of the claim, by the clock of the queue's Redis server, epoch ms: a recovery
+         * that began at or after it on that server has brought back whatever was lost
+         */
+        void queueLost(QueueId queue, long redisTime);
 
     }
 

@@ -35,7 +35,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * an interval after a fast run, so per interval one instance does the work. The jobs are safe to run twice (every
  * step is an atomic, idempotent script), so the lock saves work rather than guarding correctness. Listeners do not
  * wait for the refresh: they move due tasks of their own queue when they poll. A claim that finds its queue's loaded
- * marker missing has the recovery reload at once ({@link RedisLossRecovery}), without waiting for the next reload.
+ * marker missing, or that succeeds after a failed one, has the recovery reload at once ({@link RedisLossRecovery}),
+ * without waiting for the next reload.
  */
 public class DelayTaskJobs implements SmartLifecycle {
 
@@ -44,6 +45,9 @@ public class DelayTaskJobs implements SmartLifecycle {
     static final String RELOAD_LOCK = "reload";
 
     static final String REFRESH_LOCK = "refresh";
+
+    /** How soon to try again for the recovery's lock while another instance holds it. */
+    private static final long RECOVERY_RETRY_MILLIS = 100;
 
     /** An idle queue holding more ids than this is not worth checking against the database now. */
     private static final int CLEAN_UP_LIMIT = 100;
@@ -201,9 +205,9 @@ public class DelayTaskJobs implements SmartLifecycle {
         return finished.size() == new HashSet<>(ids).size();
     }
 
-    /** A claim found a queue's loaded marker missing: recover on a job thread, once for every claim meanwhile. */
-    private void queueLost(QueueId queue) {
-        if (this.running && this.recovery.request(queue)) {
+    /** A claim found that Redis may have lost tasks: recover on a job thread, once for every claim meanwhile. */
+    private void queueLost(QueueId queue, long redisTime) {
+        if (this.running && this.recovery.request(queue, redisTime)) {
             try {
                 this.executor.execute(this::recover);
             }
@@ -215,7 +219,9 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private void recover() {
         try {
-            this.recovery.recover();
+            if (this.recovery.recover()) {
+                this.executor.schedule(this::recover, RECOVERY_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            }
         }
         catch (Throwable ex) {
             if (this.running) {

@@ -1,8 +1,9 @@
 package io.github.delaytask.scheduling;
 
 import java.time.Duration;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -19,12 +20,16 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Brings back what Redis lost as soon as a claim notices, rather than at the next reload: a claim that finds its
- * queue's loaded marker missing asks for a recovery, which one instance runs under a lock of its own.
+ * queue's loaded marker missing, or that succeeds after a failed one, asks for a recovery, which one instance runs
+ * under a lock of its own.
  * <p>
- * The recovery writes a token of its own into the markers of this instance's queues that are not marked loaded, then
- * reloads from the database, then marks loaded each queue whose marker still holds the token. A token that survived the reload
- * proves that Redis lost nothing of that queue after the token was written, so nothing the reload wrote and nothing
- * added since it began. A queue that lost its token again stays unmarked, and its next claim asks again.
+ * The recovery writes its id and the server's time into the markers of the queues that need it, then reloads from
+ * the database, then marks loaded each queue whose marker still holds its id. A marker that survived the reload
+ * proves that Redis lost nothing of that queue after the recovery began, so nothing the reload wrote and nothing
+ * added since. A queue that lost its marker again stays unmarked, and its next claim asks again. A queue needs a
+ * recovery unless its marker says that one began on its server at or after the claim that asked: this is also how a
+ * loss that left the marker in place (a restart from an older snapshot, a fail-over to a replica that missed the
+ * last writes) is recovered once rather than by every instance that saw Redis fail.
  */
 final class RedisLossRecovery {
 
@@ -46,7 +51,8 @@ final class RedisLossRecovery {
 
     private final Duration lockAtMostFor;
 
-    private final Set<QueueId> requested = ConcurrentHashMap.newKeySet();
+    /** By queue, the Redis time a recovery must have begun at or after. */
+    private final Map<QueueId, Long> requested = new ConcurrentHashMap<>();
 
     private final AtomicBoolean runPending = new AtomicBoolean();
 
@@ -66,31 +72,39 @@ final class RedisLossRecovery {
 
     /**
      * Ask for the recovery of a queue; cheap, for the claiming thread.
+     * @param redisTime the Redis time of the claim that asks
      * @return whether the caller must have {@link #recover()} run: no run is pending yet
      */
-    boolean request(QueueId queue) {
-        this.requested.add(queue);
+    boolean request(QueueId queue, long redisTime) {
+        this.requested.merge(queue, redisTime, Math::max);
         return this.runPending.compareAndSet(false, true);
     }
 
     /**
-     * Recover the queues asked for, unless another instance is at it. Asks that come meanwhile are taken by the
-     * next run or dropped: a queue still unmarked is asked for again by its next claim.
-     * @return how many tasks were reloaded, or -1 when no reload was needed or another instance held the lock
+     * Recover the queues asked for, unless another instance is at it: the asks then wait for a next run, as the
+     * other instance may recover other queues or begin before the claims that asked.
+     * @return whether the caller must have this run again in a moment: another instance held the lock
      */
-    int recover() {
+    boolean recover() {
         this.runPending.set(false);
-        Set<QueueId> asked = new LinkedHashSet<>(this.requested);
-        this.requested.removeAll(asked);
+        Map<QueueId, Long> asked = new LinkedHashMap<>();
+        for (QueueId queue : List.copyOf(this.requested.keySet())) {
+            Long since = this.requested.remove(queue);
+            if (since != null) {
+                asked.put(queue, since);
+            }
+        }
         if (asked.isEmpty()) {
-            return -1;
+            return false;
         }
         Optional<DistributedLocks.LockHandle> lock = this.locks.tryLock(LOCK, this.lockAtMostFor);
         if (lock.isEmpty()) {
-            return -1;
+            asked.forEach((queue, since) -> this.requested.merge(queue, since, Math::max));
+            return this.runPending.compareAndSet(false, true);
         }
         try {
-            return recover(asked, lock.get());
+            recover(asked, lock.get());
+            return false;
         }
         finally {
             // at once, not after a least time: Redis may lose its data again right after this recovery
@@ -98,29 +112,29 @@ final class RedisLossRecovery {
         }
     }
 
-    private int recover(Set<QueueId> asked, DistributedLocks.LockHandle lock) {
-        Set<QueueId> candidates = new LinkedHashSet<>(asked);
-        candidates.addAll(this.consumedQueues.get());
-        // another instance may have recovered them between the claims that asked and this lock; a token left by a
+    private void recover(Map<QueueId, Long> asked, DistributedLocks.LockHandle lock) {
+        Map<QueueId, Long> candidates = new LinkedHashMap<>(asked);
+        // lost with the others, and about to ask: any recovery's mark will do for them
+        this.consumedQueues.get().forEach((queue) -> candidates.putIfAbsent(queue, Long.MIN_VALUE));
+        // another instance may have recovered them between the claims that asked and this lock; a marker left by a
         // recovery that died with its lock is taken over
         List<QueueId> unloaded = this.queues.unloaded(candidates);
         if (unloaded.isEmpty()) {
-            return -1;
+            return;
         }
         long started = System.nanoTime();
-        String token = "recovering:" + UUID.randomUUID();
-        this.queues.beginRecovery(unloaded, token);
+        String id = UUID.randomUUID().toString();
+        this.queues.beginRecovery(unloaded, id);
         int count = this.reloader.reload(() -> lock.extend(this.lockAtMostFor));
-        List<QueueId> marked = this.queues.finishRecovery(unloaded, token);
-        logger.info("Redis held no loaded marker for delay-task queue(s) " + unloaded + " (Redis lost its data, or "
-                + "started empty): reloaded " + count + " task(s) from the database in "
+        List<QueueId> marked = this.queues.finishRecovery(unloaded, id);
+        logger.info("Redis may have lost tasks of delay-task queue(s) " + unloaded + " (it lost its data, came back "
+                + "after failing, or started empty): reloaded " + count + " task(s) from the database in "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
         if (marked.size() < unloaded.size()) {
             List<QueueId> unmarked = unloaded.stream().filter((queue) -> !marked.contains(queue)).toList();
             logger.info("Queue(s) " + unmarked + " lost the recovery's marker while it ran (Redis lost data again, or "
                     + "another instance recovers them too); their next claim finds out");
         }
-        return count;
     }
 
 }
