@@ -27,7 +27,7 @@ public class DelayTaskProperties {
 
     /**
      * Time between reloads of tasks entering the preload window from the database into Redis. Also bounds how long
-     * tasks are missing from Redis after it lost its data.
+     * tasks are missing from Redis after it lost data without a claim noticing.
      */
     private Duration reloadInterval = Duration.ofMinutes(1);
 
