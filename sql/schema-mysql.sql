@@ -32,9 +32,11 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
     attempts     INT           NOT NULL DEFAULT 0,
     last_error   VARCHAR(2000) NULL,
     biz_key      VARBINARY(764) NULL,
+    finished_at  BIGINT        NULL COMMENT 'when it became executed, cancelled or dead, epoch ms by the database clock; NULL while live',
     PRIMARY KEY (task_id),
     KEY idx_taskinfo_logs_status (status, task_id),
-    KEY idx_taskinfo_logs_biz_key (biz_key)
+    KEY idx_taskinfo_logs_biz_key (biz_key),
+    KEY idx_taskinfo_logs_finished (status, finished_at, execute_time)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
 -- One row: the id of this task store, created with the schema. Redis keys and locks start with it unless a prefix is

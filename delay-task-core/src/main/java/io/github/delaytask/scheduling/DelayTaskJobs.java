@@ -96,6 +96,7 @@ public class DelayTaskJobs implements SmartLifecycle {
             return;
         }
         checkKeys();
+        checkSchema();
         // a thread for each job and one for the recovery, which must not wait behind a long reload
         this.executor = new ScheduledThreadPoolExecutor(3, new CustomizableThreadFactory("delay-task-jobs-"));
         long reload = this.settings.reloadInterval().toMillis();
@@ -117,6 +118,19 @@ public class DelayTaskJobs implements SmartLifecycle {
         catch (DataAccessException ex) {
             logger.warn("Could not read the task store's id, which the Redis keys start with; trying again on first "
                     + "use", ex);
+        }
+    }
+
+    /**
+     * Fail start-up when the schema lacks a column this version writes: every finish would fail, and its task run
+     * again after each lease. A database that is out of reach for now is checked by its first statements instead.
+     */
+    private void checkSchema() {
+        try {
+            this.store.checkSchema();
+        }
+        catch (DataAccessException ex) {
+            logger.warn("Could not check the delay-task schema", ex);
         }
     }
 

@@ -128,6 +128,13 @@ public interface TaskStore {
     Set<Long> findKnown(Collection<Long> taskIds);
 
     /**
+     * Fail when the schema lacks what this version writes, saying what to do about it.
+     * @throws IllegalStateException if a column is missing
+     */
+    default void checkSchema() {
+    }
+
+    /**
      * The id of this task store, created with the schema in {@code taskinfo_store}.
      * @throws IllegalStateException if the schema has no such table or row, with what to do about it
      */

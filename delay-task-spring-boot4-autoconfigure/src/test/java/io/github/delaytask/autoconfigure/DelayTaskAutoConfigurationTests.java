@@ -124,6 +124,24 @@ class DelayTaskAutoConfigurationTests {
     }
 
     @Test
+    void aSchemaWithoutTheFinishingTimeFailsStartUpSayingWhatToDo() {
+        String url = "jdbc:h2:mem:delaytask_no_finished_at_" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+        this.contextRunner.withPropertyValues("spring.datasource.url=" + url).run((context) -> {
+            // the log table of an earlier version
+            org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(
+                    context.getBean(javax.sql.DataSource.class));
+            jdbc.execute("DROP INDEX idx_taskinfo_logs_finished");
+            jdbc.execute("ALTER TABLE taskinfo_logs DROP COLUMN finished_at");
+        });
+        this.contextRunner.withPropertyValues("spring.datasource.url=" + url, "delay-task.jdbc.initialize-schema=never")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("The delay-task schema has no column taskinfo_logs.finished_at")
+                .hasStackTraceContaining("Upgrading a schema created by an earlier version"));
+        this.contextRunner.withPropertyValues("spring.datasource.url=" + url)
+            .run((context) -> assertThat(context).as("the H2 script adds what is missing").hasNotFailed());
+    }
+
+    @Test
     void publishesNoExecutorOrSchedulerThatWouldMakeBootsOwnBackOff() {
         this.contextRunner.run((context) -> assertThat(context)
             .doesNotHaveBean(java.util.concurrent.Executor.class)

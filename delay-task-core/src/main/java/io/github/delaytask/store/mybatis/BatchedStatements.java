@@ -34,7 +34,7 @@ abstract class BatchedStatements implements DatabaseStatements {
     private static final String DELETE_CLAIMED = "DELETE FROM taskinfo WHERE task_id = ? AND version = ?";
 
     private static final String LOG_EXECUTED = "UPDATE taskinfo_logs SET status = ?, attempts = ?, last_error = NULL, "
-            + "version = version + 1 WHERE task_id = ?";
+            + "version = version + 1, finished_at = (%s) WHERE task_id = ?";
 
     // MySQL and MariaDB range-scan this OR form; a row comparison they would not
     private static final String FIND_DUE = "SELECT task_id, task_type, priority, execute_time, NULL, version, "
@@ -45,9 +45,18 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     private final TransactionTemplate transactions;
 
-    BatchedStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
+    private final String clock;
+
+    private final String logExecuted;
+
+    /**
+     * @param clock the expression of {@link #clockExpression()}
+     */
+    BatchedStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, String clock) {
         this.jdbc = jdbc;
         this.transactions = new TransactionTemplate(transactionManager);
+        this.clock = clock;
+        this.logExecuted = LOG_EXECUTED.formatted(clock);
     }
 
     @Override
@@ -100,7 +109,7 @@ abstract class BatchedStatements implements DatabaseStatements {
             });
             List<StoredTask> deleted = new ArrayList<>(claimed.size());
             forEachCount(counts, claimed, deleted::add);
-            this.jdbc.batchUpdate(LOG_EXECUTED, deleted, deleted.size(), (statement, task) -> {
+            this.jdbc.batchUpdate(this.logExecuted, deleted, deleted.size(), (statement, task) -> {
                 statement.setInt(1, TaskStatus.EXECUTED.code());
                 statement.setInt(2, task.attempt());
                 statement.setLong(3, task.taskId());
@@ -118,15 +127,18 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     @Override
     public long currentTimeMillis() {
-        Long millis = this.jdbc.queryForObject(clockQuery(), Long.class);
+        String query = "SELECT " + this.clock;
+        Long millis = this.jdbc.queryForObject(query, Long.class);
         if (millis == null) {
-            throw new IllegalStateException("The database returned no time for: " + clockQuery());
+            throw new IllegalStateException("The database returned no time for: " + query);
         }
         return millis;
     }
 
-    /** A query of the server's time in epoch ms, independent of any session time zone. */
-    protected abstract String clockQuery();
+    @Override
+    public String clockExpression() {
+        return this.clock;
+    }
 
     /** The tasks of a batch whose statement changed one row; a driver that reports no counts is refused. */
     private static void forEachCount(int[][] counts, List<StoredTask> tasks,

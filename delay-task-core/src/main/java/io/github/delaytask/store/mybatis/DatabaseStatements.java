@@ -63,6 +63,12 @@ interface DatabaseStatements {
     /** The database server's time, epoch ms. */
     long currentTimeMillis();
 
+    /**
+     * An SQL expression of the database server's time in epoch ms, which statements that finish a task write into
+     * {@code finished_at}: the clock {@link #currentTimeMillis()} reads, so that later comparisons use the same clock.
+     */
+    String clockExpression();
+
     /** The statements of the database the template reaches: PostgreSQL, MySQL and MariaDB, or H2. */
     static DatabaseStatements detect(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
         String product = jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()

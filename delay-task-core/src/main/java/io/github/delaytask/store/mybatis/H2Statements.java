@@ -10,10 +10,10 @@ import org.springframework.transaction.PlatformTransactionManager;
  */
 final class H2Statements extends BatchedStatements {
 
-    private static final String CLOCK = "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
+    private static final String CLOCK = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
 
     H2Statements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
-        super(jdbc, transactionManager);
+        super(jdbc, transactionManager, CLOCK);
     }
 
     @Override
@@ -21,11 +21,6 @@ final class H2Statements extends BatchedStatements {
         // READ COMMITTED unless told otherwise: each statement sees what was committed before it
         List<Long> ids = this.jdbc.queryForList("SELECT task_id FROM taskinfo WHERE biz_key = ?", Long.class, bizKey);
         return ids.isEmpty() ? null : ids.get(0);
-    }
-
-    @Override
-    protected String clockQuery() {
-        return CLOCK;
     }
 
 }

@@ -1,11 +1,13 @@
 package io.github.delaytask.store.mybatis;
 
+import java.sql.ResultSetMetaData;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
@@ -22,6 +24,7 @@ import io.github.delaytask.store.TaskStore;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -43,6 +46,11 @@ public class MybatisTaskStore implements TaskStore {
             + "which schemas of earlier versions lack): create it with the last statements of the schema script for your database (see the "
             + "README, 'Upgrading'), let the starter run the script (delay-task.jdbc.initialize-schema=always), or "
             + "set delay-task.redis.key-prefix, which the Redis keys then start with instead";
+
+    private static final String MISSING_FINISHED_AT = "The delay-task schema has no column taskinfo_logs.finished_at "
+            + "(schemas of earlier versions lack it), which records when a task finished: add it and its index with "
+            + "the statements of the README ('Upgrading a schema created by an earlier version'), or let the starter "
+            + "run the schema script (delay-task.jdbc.initialize-schema=always; PostgreSQL and H2 only)";
 
     /** Most new tasks one statement stores; a larger batch takes several, in one transaction. */
     static final int INSERT_CHUNK = 1000;
@@ -222,7 +230,9 @@ public class MybatisTaskStore implements TaskStore {
             change.setStatus(TaskStatus.SCHEDULED.code());
             change.setAttempts(0);
             change.setExecuteTime(executeTime);
-            if (this.logs.update(change, Wrappers.<TaskInfoLog>update().eq("task_id", taskId)) == 0) {
+            if (this.logs.update(change, Wrappers.<TaskInfoLog>update()
+                .setSql("finished_at = NULL")
+                .eq("task_id", taskId)) == 0) {
                 return null;
             }
             TaskInfo row = new TaskInfo();
@@ -405,6 +415,28 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
+    public void checkSchema() {
+        Set<String> columns = new HashSet<>();
+        try {
+            this.jdbc.query("SELECT * FROM taskinfo_logs WHERE 1 = 0", (ResultSetExtractor<Void>) (rows) -> {
+                ResultSetMetaData metaData = rows.getMetaData();
+                for (int i = 1; i <= metaData.getColumnCount(); i++) {
+                    columns.add(metaData.getColumnName(i).toLowerCase(Locale.ROOT));
+                }
+                return null;
+            });
+        }
+        catch (BadSqlGrammarException ex) {
+            // no table at all: a schema still to be created, or in another schema than the one searched first; the
+            // statements that use it will say so
+            return;
+        }
+        if (!columns.contains("finished_at")) {
+            throw new IllegalStateException(MISSING_FINISHED_AT);
+        }
+    }
+
+    @Override
     public String storeId() {
         List<String> ids;
         try {
@@ -420,9 +452,9 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     /**
-     * The final status of a task that leaves {@code taskinfo}. The log's version ends above every version the task's
-     * row had, so that a requeued task starts above them too: an old consumer's acknowledgement can never match a
-     * claim of the requeued task.
+     * The final status of a task that leaves {@code taskinfo}, and when it got it. The log's version ends above every
+     * version the task's row had, so that a requeued task starts above them too: an old consumer's acknowledgement
+     * can never match a claim of the requeued task.
      */
     private void updateLog(long taskId, TaskStatus status, int attempts, int taskVersion, String error) {
         this.logs.update(null, Wrappers.<TaskInfoLog>update()
@@ -430,6 +462,7 @@ public class MybatisTaskStore implements TaskStore {
             .set("attempts", attempts)
             .set("last_error", error)
             .setSql("version = GREATEST(version, " + taskVersion + ") + 1")
+            .setSql("finished_at = (" + statements().clockExpression() + ")")
             .eq("task_id", taskId));
     }
 

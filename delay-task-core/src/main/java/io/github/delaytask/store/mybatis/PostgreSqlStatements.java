@@ -38,14 +38,15 @@ final class PostgreSqlStatements implements DatabaseStatements {
             + "RETURNING t.task_id, t.task_type, t.priority, t.execute_time, t.parameters, t.version, t.attempts, "
             + "t.lease_until";
 
-    private static final String CLOCK = "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
+    private static final String CLOCK = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
 
     // no join whose size the planner has to guess: on a table never analyzed it guesses one row, and a nested loop
     // over a sequential scan then reads the whole log table once per task
     private static final String FINISH_EXECUTED = "WITH done AS (DELETE FROM taskinfo WHERE task_id = ANY (?) "
             + "AND version = (?::int[])[array_position(?::bigint[], task_id)] RETURNING task_id), "
             + "logged AS (UPDATE taskinfo_logs SET status = ?, attempts = (?::int[])[array_position(?::bigint[], "
-            + "task_id)], last_error = NULL, version = version + 1 WHERE task_id IN (SELECT task_id FROM done)) "
+            + "task_id)], last_error = NULL, version = version + 1, finished_at = " + CLOCK + " "
+            + "WHERE task_id IN (SELECT task_id FROM done)) "
             + "SELECT task_id FROM done";
 
     private static final String INSERT_ALL = "WITH task AS (INSERT INTO taskinfo (task_id, task_type, priority, "
@@ -178,11 +179,16 @@ final class PostgreSqlStatements implements DatabaseStatements {
 
     @Override
     public long currentTimeMillis() {
-        Long millis = this.jdbc.queryForObject(CLOCK, Long.class);
+        Long millis = this.jdbc.queryForObject("SELECT " + CLOCK, Long.class);
         if (millis == null) {
-            throw new IllegalStateException("The database returned no time for: " + CLOCK);
+            throw new IllegalStateException("The database returned no time for: SELECT " + CLOCK);
         }
         return millis;
+    }
+
+    @Override
+    public String clockExpression() {
+        return CLOCK;
     }
 
     private static PreparedStatement prepare(Connection connection, String sql) throws SQLException {
