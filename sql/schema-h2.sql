@@ -17,7 +17,8 @@ CREATE INDEX IF NOT EXISTS idx_taskinfo_execute_time ON taskinfo (execute_time, 
 -- a business key is unique among live tasks; finished tasks leave taskinfo and free their key
 CREATE UNIQUE INDEX IF NOT EXISTS uk_taskinfo_biz_key ON taskinfo (biz_key);
 
--- Every task, with its final status: 0 scheduled, 1 executed, 2 cancelled, 3 dead.
+-- Every task, with its final status: 0 scheduled, 1 executed, 2 cancelled, 3 dead. The purge job deletes finished
+-- tasks once they are older than delay-task.history.retention, oldest first, through idx_taskinfo_logs_finished.
 CREATE TABLE IF NOT EXISTS taskinfo_logs (
     task_id      BIGINT        NOT NULL PRIMARY KEY,
     task_type    INT           NOT NULL,

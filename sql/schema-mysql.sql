@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS taskinfo (
     UNIQUE KEY uk_taskinfo_biz_key (biz_key)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
--- Every task, with its final status: 0 scheduled, 1 executed, 2 cancelled, 3 dead.
+-- Every task, with its final status: 0 scheduled, 1 executed, 2 cancelled, 3 dead. The purge job deletes finished
+-- tasks once they are older than delay-task.history.retention, oldest first, through idx_taskinfo_logs_finished.
 CREATE TABLE IF NOT EXISTS taskinfo_logs (
     task_id      BIGINT        NOT NULL,
     task_type    INT           NOT NULL,

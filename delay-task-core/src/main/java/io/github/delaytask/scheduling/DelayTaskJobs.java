@@ -28,15 +28,15 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Runs the reload and refresh jobs, and the recovery from Redis data loss, on threads of its own, started and stopped
- * with the context. Public for wiring.
+ * Runs the reload, refresh and purge jobs, and the recovery from Redis data loss, on threads of its own, started
+ * and stopped with the context. Public for wiring.
  * <p>
  * Each run takes a Redis lock first and skips the run when another instance holds it; the lock is kept for most of
  * an interval after a fast run, so per interval one instance does the work. The jobs are safe to run twice (every
- * step is an atomic, idempotent script), so the lock saves work rather than guarding correctness. Listeners do not
- * wait for the refresh: they move due tasks of their own queue when they poll. A claim that finds its queue's loaded
- * marker missing, or that succeeds after a failed one, has the recovery reload at once ({@link RedisLossRecovery}),
- * without waiting for the next reload.
+ * step is an atomic, idempotent script or a delete of rows no one changes any more), so the lock saves work rather
+ * than guarding correctness. Listeners do not wait for the refresh: they move due tasks of their own queue when they
+ * poll. A claim that finds its queue's loaded marker missing, or that succeeds after a failed one, has the recovery
+ * reload at once ({@link RedisLossRecovery}), without waiting for the next reload.
  */
 public class DelayTaskJobs implements SmartLifecycle {
 
@@ -45,6 +45,8 @@ public class DelayTaskJobs implements SmartLifecycle {
     static final String RELOAD_LOCK = "reload";
 
     static final String REFRESH_LOCK = "refresh";
+
+    static final String PURGE_LOCK = "purge";
 
     /** How soon to try again for the recovery's lock while another instance holds it. */
     private static final long RECOVERY_RETRY_MILLIS = 100;
@@ -68,6 +70,10 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private final JobSettings settings;
 
+    private final HistoryPurger purger;
+
+    private final HistorySettings history;
+
     private volatile ScheduledExecutorService executor;
 
     /** When each queue was first seen with nothing due later, in nanos of {@link System#nanoTime()}. */
@@ -79,15 +85,17 @@ public class DelayTaskJobs implements SmartLifecycle {
      * @param clock the clock of the times the health details show
      */
     public DelayTaskJobs(TaskStore store, TaskQueues queues, TaskBroker broker, DistributedLocks locks,
-            JobSettings settings, Clock clock) {
+            JobSettings settings, HistorySettings history, Clock clock) {
         this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock);
         this.recovery = new RedisLossRecovery(this.reloader, queues, locks, broker::consumedQueues,
                 settings.reloadInterval());
+        this.purger = new HistoryPurger(store, history);
         this.broker = broker;
         this.queues = queues;
         this.store = store;
         this.locks = locks;
         this.settings = settings;
+        this.history = history;
     }
 
     @Override
@@ -97,13 +105,19 @@ public class DelayTaskJobs implements SmartLifecycle {
         }
         checkKeys();
         checkSchema();
-        // a thread for each job and one for the recovery, which must not wait behind a long reload
-        this.executor = new ScheduledThreadPoolExecutor(3, new CustomizableThreadFactory("delay-task-jobs-"));
+        this.running = true;
+        // a thread per job and one for the recovery: neither a long purge nor a long reload holds up the others
+        this.executor = new ScheduledThreadPoolExecutor(4, new CustomizableThreadFactory("delay-task-jobs-"));
         long reload = this.settings.reloadInterval().toMillis();
         long refresh = this.settings.refreshInterval().toMillis();
         this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
         this.executor.scheduleWithFixedDelay(this::refreshUnderLock, refresh, refresh, TimeUnit.MILLISECONDS);
-        this.running = true;
+        if (this.history.purgeEnabled()) {
+            // at start-up too: instances restarted more often than the interval would otherwise never purge, and the
+            // lock, kept for most of an interval after each run, stops restarts from purging more often
+            this.executor.scheduleWithFixedDelay(this::purgeUnderLock, 0, this.history.purgeInterval().toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
         this.broker.addLossListener(this.lossListener);
     }
 
@@ -170,6 +184,23 @@ public class DelayTaskJobs implements SmartLifecycle {
      */
     public @Nullable ReloadRun lastReload() {
         return this.reloader.lastRun();
+    }
+
+    /**
+     * Purge finished tasks older than their retention from {@code taskinfo_logs} now, whatever the lock says and
+     * whether or not the purge job is enabled: for tests and for an operator.
+     * @return how many rows were deleted
+     */
+    public long purgeHistoryNow() {
+        return this.purger.purge(() -> !Thread.currentThread().isInterrupted());
+    }
+
+    /**
+     * Rows of {@code taskinfo_logs} the purges of this instance have deleted since it started, growing with each
+     * batch: what the {@code delaytask.history.purged} counter counts.
+     */
+    public long purgedHistoryRows() {
+        return this.purger.purgedRows();
     }
 
     /**
@@ -259,6 +290,19 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private void refreshUnderLock() {
         underLock(REFRESH_LOCK, this.settings.refreshInterval(), (lock) -> refreshNow());
+    }
+
+    private void purgeUnderLock() {
+        Duration interval = this.history.purgeInterval();
+        underLock(PURGE_LOCK, interval, (lock) -> {
+            // a purge of a large backlog may outlast the interval: keep the lock while it makes progress, and stop
+            // once it is lost, rather than delete beside another instance's purge
+            long count = this.purger.purge(() -> this.running && !Thread.currentThread().isInterrupted()
+                    && lock.extend(interval));
+            if (logger.isDebugEnabled()) {
+                logger.debug("Purged " + count + " finished task(s) from taskinfo_logs");
+            }
+        });
     }
 
     private void underLock(String name, Duration interval, Consumer<DistributedLocks.LockHandle> job) {

@@ -1,5 +1,5 @@
 /**
- * The refresh and reload jobs, the recovery from Redis data loss, and the lifecycle bean that runs them.
+ * The refresh, reload and purge jobs, the recovery from Redis data loss, and the lifecycle bean that runs them.
  */
 @NullMarked
 package io.github.delaytask.scheduling;

@@ -128,6 +128,16 @@ public interface TaskStore {
     Set<Long> findKnown(Collection<Long> taskIds);
 
     /**
+     * Delete, oldest first, at most {@code limit} rows of {@code taskinfo_logs} that finished with the given status
+     * before {@code finishedBefore} (epoch ms by {@link #currentTimeMillis() the database's clock}); rows finished
+     * before the schema recorded finishing times count as finished at their execute time. The statements commit on
+     * their own, each holding its locks for a moment. Never a live task, never {@code taskinfo}.
+     * @param status {@link TaskStatus#EXECUTED}, {@link TaskStatus#CANCELLED} or {@link TaskStatus#DEAD}
+     * @return how many rows were deleted; fewer than the limit once no more are that old
+     */
+    int purgeFinished(TaskStatus status, long finishedBefore, int limit);
+
+    /**
      * Fail when the schema lacks what this version writes, saying what to do about it.
      * @throws IllegalStateException if a column is missing
      */

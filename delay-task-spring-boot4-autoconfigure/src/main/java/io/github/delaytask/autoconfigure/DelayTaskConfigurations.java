@@ -21,6 +21,7 @@ import io.github.delaytask.lock.RedisDistributedLocks;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.scheduling.HistorySettings;
 import io.github.delaytask.scheduling.JobSettings;
 import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.store.mybatis.MybatisSetup;
@@ -232,8 +233,13 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, TaskBroker broker, DistributedLocks locks,
                 DelayTaskProperties properties, BeanFactory beanFactory) {
-            return new DelayTaskJobs(store, queues, broker, locks, new JobSettings(properties.getPreloadWindow(),
-                    properties.getReloadInterval(), properties.getRefreshInterval()), clock(beanFactory));
+            DelayTaskProperties.History history = properties.getHistory();
+            return new DelayTaskJobs(store, queues, broker, locks,
+                    new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
+                            properties.getRefreshInterval()),
+                    new HistorySettings(history.getRetention(), history.getDeadRetention(),
+                            history.getPurgeInterval(), history.isPurgeEnabled()),
+                    clock(beanFactory));
         }
 
     }

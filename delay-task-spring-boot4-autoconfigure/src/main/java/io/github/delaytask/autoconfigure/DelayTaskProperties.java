@@ -67,6 +67,8 @@ public class DelayTaskProperties {
 
     private final Health health = new Health();
 
+    private final History history = new History();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -149,6 +151,10 @@ public class DelayTaskProperties {
 
     public Health getHealth() {
         return this.health;
+    }
+
+    public History getHistory() {
+        return this.history;
     }
 
     public static class Redis {
@@ -434,6 +440,64 @@ public class DelayTaskProperties {
 
         public void setUnreachableAfter(Duration unreachableAfter) {
             this.unreachableAfter = unreachableAfter;
+        }
+
+    }
+
+    public static class History {
+
+        /**
+         * How long executed and cancelled tasks stay in taskinfo_logs after they finished. Rows of tasks finished
+         * before the schema recorded finishing times count from their execute time.
+         */
+        private Duration retention = Duration.ofDays(30);
+
+        /**
+         * How long dead tasks stay in taskinfo_logs after their last attempt. When not set, they stay until requeued.
+         */
+        private @Nullable Duration deadRetention;
+
+        /**
+         * Time between purges of finished tasks older than their retention from taskinfo_logs.
+         */
+        private Duration purgeInterval = Duration.ofHours(1);
+
+        /**
+         * Whether to purge finished tasks older than their retention from taskinfo_logs. Turn off to keep every
+         * task, or when the table's history is removed by other means, such as dropping partitions.
+         */
+        private boolean purgeEnabled = true;
+
+        public Duration getRetention() {
+            return this.retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
+
+        public @Nullable Duration getDeadRetention() {
+            return this.deadRetention;
+        }
+
+        public void setDeadRetention(@Nullable Duration deadRetention) {
+            this.deadRetention = deadRetention;
+        }
+
+        public Duration getPurgeInterval() {
+            return this.purgeInterval;
+        }
+
+        public void setPurgeInterval(Duration purgeInterval) {
+            this.purgeInterval = purgeInterval;
+        }
+
+        public boolean isPurgeEnabled() {
+            return this.purgeEnabled;
+        }
+
+        public void setPurgeEnabled(boolean purgeEnabled) {
+            this.purgeEnabled = purgeEnabled;
         }
 
     }

@@ -192,7 +192,9 @@ class DelayTaskAutoConfigurationTests {
                     "delay-task.lease=2m", "delay-task.listener.concurrency=4", "delay-task.listener.poll-interval=20ms",
                     "delay-task.retry.max-attempts=5", "delay-task.max-parameters-size=1MB",
                     "delay-task.jdbc.initialize-schema=never", "delay-task.jdbc.group-adds=false",
-                    "delay-task.lock.lock-at-least-for=5s")
+                    "delay-task.lock.lock-at-least-for=5s", "delay-task.history.retention=90d",
+                    "delay-task.history.dead-retention=365d", "delay-task.history.purge-interval=15m",
+                    "delay-task.history.purge-enabled=false")
             .run((context) -> {
                 DelayTaskProperties properties = context.getBean(DelayTaskProperties.class);
                 assertThat(properties.getPreloadWindow()).isEqualTo(Duration.ofMinutes(10));
@@ -205,7 +207,39 @@ class DelayTaskAutoConfigurationTests {
                 assertThat(properties.getJdbc().getInitializeSchema().name()).isEqualTo("NEVER");
                 assertThat(properties.getJdbc().isGroupAdds()).isFalse();
                 assertThat(properties.getLock().getLockAtLeastFor()).isEqualTo(Duration.ofSeconds(5));
+                assertThat(properties.getHistory().getRetention()).isEqualTo(Duration.ofDays(90));
+                assertThat(properties.getHistory().getDeadRetention()).isEqualTo(Duration.ofDays(365));
+                assertThat(properties.getHistory().getPurgeInterval()).isEqualTo(Duration.ofMinutes(15));
+                assertThat(properties.getHistory().isPurgeEnabled()).isFalse();
             });
+    }
+
+    @Test
+    void historyIsKeptThirtyDaysAndDeadTasksUntilRequeuedByDefault() {
+        this.contextRunner.run((context) -> {
+            DelayTaskProperties.History history = context.getBean(DelayTaskProperties.class).getHistory();
+            assertThat(history.getRetention()).isEqualTo(Duration.ofDays(30));
+            assertThat(history.getDeadRetention()).isNull();
+            assertThat(history.getPurgeInterval()).isEqualTo(Duration.ofHours(1));
+            assertThat(history.isPurgeEnabled()).isTrue();
+        });
+    }
+
+    @Test
+    void aRetentionOrPurgeIntervalThatIsNotPositiveFailsStartUpNamingTheProperty() {
+        for (String property : new String[] { "delay-task.history.retention", "delay-task.history.dead-retention",
+                "delay-task.history.purge-interval" }) {
+            this.contextRunner.withPropertyValues(property + "=0s")
+                .run((context) -> assertThat(context).hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining(property + " must be positive"));
+        }
+        this.contextRunner.withPropertyValues("delay-task.history.retention=-1d")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("delay-task.history.retention must be positive"));
     }
 
     @Test

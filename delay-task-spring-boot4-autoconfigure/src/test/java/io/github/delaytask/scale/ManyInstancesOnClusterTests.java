@@ -179,7 +179,8 @@ class ManyInstancesOnClusterTests {
         Counters after = Counters.read(cluster, workers, figures);
         assertThat(cluster.masterPorts()).as("every master ran queue scripts")
             .allSatisfy((port) -> assertThat(after.callsSince(before, port, "evalsha")).isPositive());
-        assertThat(figures.lockNames()).as("the only locks tried are the jobs'").isSubsetOf("reload", "refresh");
+        assertThat(figures.lockNames()).as("the only locks tried are the jobs'")
+            .isSubsetOf("reload", "refresh", "purge");
     }
 
     private static Map<String, Object> properties(String applicationName) {

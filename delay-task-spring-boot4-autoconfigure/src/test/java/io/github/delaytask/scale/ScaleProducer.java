@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Import;
 
 /**
  * The test's own application, which adds the tasks: it has no listener, and a lock that is never granted keeps it
- * out of the reload and refresh jobs, so that all the work the report counts is the workers'.
+ * out of the reload, refresh and purge jobs, so that all the work the report counts is the workers'.
  */
 @Configuration(proxyBeanMethods = false)
 @Import(ScaleApp.class)

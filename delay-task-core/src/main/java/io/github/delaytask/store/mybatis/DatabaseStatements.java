@@ -65,9 +65,17 @@ interface DatabaseStatements {
 
     /**
      * An SQL expression of the database server's time in epoch ms, which statements that finish a task write into
-     * {@code finished_at}: the clock {@link #currentTimeMillis()} reads, so that later comparisons use the same clock.
+     * {@code finished_at}: the clock {@link #currentTimeMillis()} reads, so that the purge compares like with like.
      */
     String clockExpression();
+
+    /**
+     * Delete, in a transaction of its own, at most {@code limit} rows of the log with the given final status, oldest
+     * first: those finished before {@code finishedBefore} or, when {@code unstamped}, those without a finishing time
+     * (finished before the schema had one) and due before it. Never a row of status 0.
+     * @return how many rows were deleted; fewer than the limit once no more are that old
+     */
+    int deleteFinished(int status, long finishedBefore, boolean unstamped, int limit);
 
     /** The statements of the database the template reaches: PostgreSQL, MySQL and MariaDB, or H2. */
     static DatabaseStatements detect(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {

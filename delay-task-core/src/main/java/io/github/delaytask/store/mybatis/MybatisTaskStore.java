@@ -29,6 +29,7 @@ import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.Assert;
 
 /**
  * {@link TaskStore} on MyBatis-Plus and JDBC. Public for wiring.
@@ -412,6 +413,19 @@ public class MybatisTaskStore implements TaskStore {
         StringJoiner in = new StringJoiner(", ", "SELECT task_id FROM taskinfo_logs WHERE task_id IN (", ")");
         taskIds.forEach((id) -> in.add("?"));
         return new HashSet<>(this.jdbc.queryForList(in.toString(), Long.class, taskIds.toArray()));
+    }
+
+    @Override
+    public int purgeFinished(TaskStatus status, long finishedBefore, int limit) {
+        Assert.isTrue(status != TaskStatus.SCHEDULED, "Only finished tasks are purged");
+        Assert.isTrue(limit > 0, "The limit must be positive");
+        DatabaseStatements statements = statements();
+        int deleted = statements.deleteFinished(status.code(), finishedBefore, false, limit);
+        if (deleted < limit) {
+            // rows finished before the column existed; none once those are gone, and then a single index probe
+            deleted += statements.deleteFinished(status.code(), finishedBefore, true, limit - deleted);
+        }
+        return deleted;
     }
 
     @Override

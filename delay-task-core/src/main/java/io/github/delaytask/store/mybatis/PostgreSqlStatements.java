@@ -62,6 +62,17 @@ final class PostgreSqlStatements implements DatabaseStatements {
             + "attempts, lease_until FROM taskinfo WHERE execute_time <= ? AND (execute_time, task_id) > (?, ?) "
             + "ORDER BY execute_time, task_id LIMIT ?";
 
+    // the rows are picked oldest first by the purge's partial index (status <> 0 lets the planner use it whatever
+    // the parameter), and found again by key: an array rather than a join whose size the planner would guess. A row
+    // another transaction holds (a requeue) is skipped rather than waited for
+    private static final String DELETE_FINISHED = "DELETE FROM taskinfo_logs WHERE task_id = ANY (ARRAY(SELECT task_id "
+            + "FROM taskinfo_logs WHERE status = ? AND status <> 0 AND finished_at < ? ORDER BY finished_at LIMIT ? "
+            + "FOR UPDATE SKIP LOCKED))";
+
+    private static final String DELETE_UNSTAMPED = "DELETE FROM taskinfo_logs WHERE task_id = ANY (ARRAY(SELECT "
+            + "task_id FROM taskinfo_logs WHERE status = ? AND status <> 0 AND finished_at IS NULL "
+            + "AND execute_time < ? ORDER BY execute_time LIMIT ? FOR UPDATE SKIP LOCKED))";
+
     private final JdbcTemplate jdbc;
 
     private final TransactionTemplate ownTransaction;
@@ -189,6 +200,26 @@ final class PostgreSqlStatements implements DatabaseStatements {
     @Override
     public String clockExpression() {
         return CLOCK;
+    }
+
+    /**
+     * One batch of the purge. On a table never analyzed the planner guesses a hundred matching rows and would rather
+     * gather every old row and sort them, for every batch (half a second each on a million rows, against a few
+     * milliseconds by the index in order); sorting is ruled out, as for {@link #findDue}.
+     */
+    @Override
+    public int deleteFinished(int status, long finishedBefore, boolean unstamped, int limit) {
+        Integer deleted = this.ownTransaction.execute((tx) -> {
+            this.jdbc.execute("SET LOCAL enable_sort = off");
+            return this.jdbc.update((connection) -> {
+                PreparedStatement statement = prepare(connection, unstamped ? DELETE_UNSTAMPED : DELETE_FINISHED);
+                statement.setInt(1, status);
+                statement.setLong(2, finishedBefore);
+                statement.setInt(3, limit);
+                return statement;
+            });
+        });
+        return (deleted != null) ? deleted : 0;
     }
 
     private static PreparedStatement prepare(Connection connection, String sql) throws SQLException {
