@@ -5,8 +5,10 @@ import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.metrics.DelayTaskMeters;
 import io.github.delaytask.metrics.MicrometerTaskEvents;
+import io.github.delaytask.metrics.PurgedHistoryMeter;
 import io.github.delaytask.metrics.QueueStatsSampler;
 import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.mybatis.spring.SqlSessionTemplate;
@@ -67,6 +69,12 @@ public class DelayTaskMetricsAutoConfiguration {
             ObjectProvider<DelayTaskListenerEndpointRegistry> listeners) {
         return new QueueStatsSampler(meters, queues, store,
                 () -> listeners.orderedStream().flatMap((registry) -> registry.queues().stream()).toList());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PurgedHistoryMeter delayTaskPurgedHistoryMeter(MeterRegistry registry, ObjectProvider<DelayTaskJobs> jobs) {
+        return new PurgedHistoryMeter(registry, jobs);
     }
 
 }

@@ -15,6 +15,7 @@ import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.metrics.DelayTaskMeters;
 import io.github.delaytask.metrics.QueueStatsSampler;
+import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.TestBackend;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -149,6 +150,25 @@ class DelayTaskMetricsAutoConfigurationTests {
             assertThat(gauge(context, "delaytask.tasks.dead", FAILING)).isEqualTo(1);
             assertThat(gauge(context, "delaytask.tasks.dead", RECORDED)).as("a queue this instance listens to")
                 .isZero();
+        });
+    }
+
+    @Test
+    void rowsThePurgeDeletedAreCounted() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long first = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofHours(1)).build());
+            long second = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofHours(1)).build());
+            service.cancelTask(first);
+            service.cancelTask(second);
+            new JdbcTemplate(context.getBean(DataSource.class))
+                .update("UPDATE taskinfo_logs SET finished_at = finished_at - ? WHERE status = 2",
+                        Duration.ofDays(31).toMillis());
+
+            assertThat(context.getBean(DelayTaskJobs.class).purgeHistoryNow()).isEqualTo(2);
+
+            assertThat(context.getBean(MeterRegistry.class).get("delaytask.history.purged").functionCounter().count())
+                .isEqualTo(2);
         });
     }
 
