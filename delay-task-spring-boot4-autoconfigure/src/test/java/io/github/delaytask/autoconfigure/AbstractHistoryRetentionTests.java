@@ -63,6 +63,11 @@ public abstract class AbstractHistoryRetentionTests {
 
     protected abstract TestBackend createBackend();
 
+    /** The application of these tests, the purge job off. */
+    protected ApplicationContextRunner runner() {
+        return this.runner;
+    }
+
     /** How many old rows {@link #aPurgeOfManyOldRows} generates. */
     protected abstract int volume();
 
@@ -323,7 +328,7 @@ public abstract class AbstractHistoryRetentionTests {
     }
 
     /** Tasks run by {@code poll}, through the same acknowledgement as a listener's. */
-    private static List<Long> executed(AssertableApplicationContext context, int count) {
+    static List<Long> executed(AssertableApplicationContext context, int count) {
         DelayTaskService service = context.getBean(DelayTaskService.class);
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -352,14 +357,14 @@ public abstract class AbstractHistoryRetentionTests {
     }
 
     /** Moves the finishing time of tasks that much into the past. */
-    private static void finishedAgo(AssertableApplicationContext context, List<Long> ids, long millis) {
+    static void finishedAgo(AssertableApplicationContext context, List<Long> ids, long millis) {
         for (long id : ids) {
             assertThat(jdbc(context).update("UPDATE taskinfo_logs SET finished_at = finished_at - ? WHERE task_id = ?",
                     millis, id)).isOne();
         }
     }
 
-    private static List<Long> logged(AssertableApplicationContext context) {
+    static List<Long> logged(AssertableApplicationContext context) {
         return jdbc(context).queryForList("SELECT task_id FROM taskinfo_logs ORDER BY task_id", Long.class);
     }
 
@@ -367,7 +372,7 @@ public abstract class AbstractHistoryRetentionTests {
         return context.getBean(TaskStore.class).currentTimeMillis();
     }
 
-    private static JdbcTemplate jdbc(AssertableApplicationContext context) {
+    static JdbcTemplate jdbc(AssertableApplicationContext context) {
         return new JdbcTemplate(context.getBean(DataSource.class));
     }
 
