@@ -3,6 +3,7 @@ package io.github.delaytask.lock;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,6 +44,10 @@ import org.springframework.util.function.SingletonSupplier;
  */
 public class DistributedLockAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
         implements EnvironmentAware, SmartInitializingSingleton {
+
+    /** The lock names of the starter's own jobs: reload, refresh, purge and the recovery from Redis data loss. */
+    static final List<String> RESERVED_NAMES = List.of("reload", "refresh", "purge", "recovery");
+
 
     private final LockDefaults defaults;
 
@@ -142,6 +147,11 @@ public class DistributedLockAnnotationBeanPostProcessor extends AbstractBeanFact
         }
         catch (IllegalArgumentException | IllegalStateException ex) {
             throw new BeanInitializationException(where + ": " + ex.getMessage(), ex);
+        }
+        if (locked.nameExpression() == null && RESERVED_NAMES.contains(locked.name())) {
+            // the job and the starter's own would skip each other's runs, silently
+            throw new BeanInitializationException(where + " uses the lock name '" + locked.name() + "', which the "
+                    + "starter's own jobs use (" + String.join(", ", RESERVED_NAMES) + "): choose another name");
         }
         if (this.beanFactory == null || (this.beanFactory.containsBean(beanName)
                 && this.beanFactory.isSingleton(beanName))) {

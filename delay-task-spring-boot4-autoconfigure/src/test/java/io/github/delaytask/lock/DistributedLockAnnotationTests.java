@@ -258,6 +258,12 @@ class DistributedLockAnnotationTests {
     }
 
     @Test
+    void aLockNameTheStartersOwnJobsUseFailsStartUp() {
+        assertStartUpFails(ReservedName.class, "ReservedName.purge uses the lock name 'purge', which the starter's own "
+                + "jobs use (reload, refresh, purge, recovery)");
+    }
+
+    @Test
     void durationThatIsNotADurationFailsStartUp() {
         assertStartUpFails(BadDuration.class,
                 "BadDuration.run: lockAtMostFor 'ten seconds' is not a duration such as 30s, 500ms or PT30S");
@@ -513,6 +519,14 @@ class DistributedLockAnnotationTests {
 
         @DistributedLock(name = "final")
         public final void run() {
+        }
+
+    }
+
+    static class ReservedName {
+
+        @DistributedLock(name = "purge")
+        public void purge() {
         }
 
     }
