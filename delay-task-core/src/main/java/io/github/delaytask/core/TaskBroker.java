@@ -151,9 +151,16 @@ public class TaskBroker {
 
     /**
      * Ids of no live task: those this store knows were finished or cancelled meanwhile, and Redis only had an old
-     * id; those it does not know belong to another application whose keys share the prefix, and are left to it.
+     * id; under a configured prefix, those it does not know belong to another application whose keys share the
+     * prefix, and are left to it.
      */
     private void settleGone(QueueId queue, List<Long> gone, long now) {
+        if (this.queues.keysOfOneStore()) {
+            // keys of this store alone: an id it does not know is of a task it finished and whose history the purge
+            // deleted since (Redis restored from an old snapshot), not another application's
+            this.queues.acknowledgeAll(queue, gone);
+            return;
+        }
         Set<Long> known = this.store.findKnown(gone);
         List<Long> finished = new ArrayList<>(known.size());
         for (Long taskId : gone) {

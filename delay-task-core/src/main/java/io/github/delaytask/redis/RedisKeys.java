@@ -19,6 +19,8 @@ public final class RedisKeys {
 
     private final Supplier<String> source;
 
+    private final boolean ofOneStore;
+
     private volatile String prefix;
 
     /**
@@ -28,10 +30,12 @@ public final class RedisKeys {
     public RedisKeys(String prefix) {
         this.prefix = checked(prefix);
         this.source = () -> prefix;
+        this.ofOneStore = false;
     }
 
     private RedisKeys(Supplier<String> source) {
         this.source = source;
+        this.ofOneStore = true;
     }
 
     /**
@@ -40,6 +44,15 @@ public final class RedisKeys {
      */
     public static RedisKeys resolvedOnFirstUse(Supplier<String> prefix) {
         return new RedisKeys(prefix);
+    }
+
+    /**
+     * Whether the prefix was found rather than configured: the task store's own, which no other application's keys
+     * share, so that an id in them that the store does not know is one it finished and forgot (its history purged),
+     * never another application's task.
+     */
+    public boolean ofOneStore() {
+        return this.ofOneStore;
     }
 
     /** The prefix of every key, found now if it was not yet. */

@@ -195,6 +195,11 @@ public class TaskQueues {
         this.redis.opsForZSet().remove(this.keys.ready(queue), Long.toString(taskId));
     }
 
+    /** Whether the keys are the task store's own, shared with no other application ({@link RedisKeys#ofOneStore()}). */
+    public boolean keysOfOneStore() {
+        return this.keys.ofOneStore();
+    }
+
     /** The prefix of the keys, for messages. */
     public String keyPrefix() {
         return this.keys.prefix();

@@ -233,8 +233,8 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     /**
      * Whether a queue with nothing due later holds only ids of tasks this store finished: such ids are dropped
-     * (nobody may ever claim them in a queue without a listener). Ids the store does not know belong to another
-     * application and stay.
+     * (nobody may ever claim them in a queue without a listener). Under a configured prefix, ids the store does not
+     * know belong to another application and stay.
      */
     private boolean holdsNoLiveTask(QueueId queue) {
         List<Long> ids = this.queues.idsReadyOrInFlight(queue, CLEAN_UP_LIMIT);
@@ -244,7 +244,8 @@ public class DelayTaskJobs implements SmartLifecycle {
         if (ids.size() >= CLEAN_UP_LIMIT) {
             return false;
         }
-        Set<Long> finished = new HashSet<>(this.store.findKnown(ids));
+        // under the store's own keys an unknown id is of a task whose history was purged, not another application's
+        Set<Long> finished = new HashSet<>(this.queues.keysOfOneStore() ? ids : this.store.findKnown(ids));
         this.store.findLive(ids).forEach((task) -> finished.remove(task.taskId()));
         this.queues.forget(queue, finished);
         return finished.size() == new HashSet<>(ids).size();

@@ -2,6 +2,8 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
 
+import javax.sql.DataSource;
+
 import com.baomidou.mybatisplus.extension.plugins.MybatisPlusInterceptor;
 import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
 import com.baomidou.mybatisplus.extension.plugins.inner.PaginationInnerInterceptor;
@@ -13,6 +15,7 @@ import io.github.delaytask.autoconfigure.hostapp.HostApplication;
 import io.github.delaytask.autoconfigure.hostapp.HostMapper;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
@@ -35,8 +38,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link DelayTaskAutoConfiguration}.
@@ -104,6 +109,31 @@ class DelayTaskAutoConfigurationTests {
             assertThat(context.getBean(RedisKeys.class).lock("reload")).isEqualTo("delay-task:" + storeId
                     + ":lock:reload");
         });
+    }
+
+    /**
+     * Under the store's own keys no other application's ids can be: an id the store does not know is of a task it
+     * finished and whose history the purge deleted, which Redis restored from an old snapshot still holds. It used to
+     * be taken for another application's and handed out again every second, for ever, with an error about shared
+     * keys.
+     */
+    @Test
+    void withoutAKeyPrefixAnIdWhoseHistoryWasPurgedIsForgottenNotLeftToAnotherApplication() {
+        this.contextRunner.withPropertyValues("delay-task.redis.key-prefix=", "delay-task.listener.enabled=false")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                long id = service.addTask(DelayTask.builder(77).build());
+                await().atMost(Duration.ofSeconds(10)).until(() -> service.poll(77, 0) != null);
+                new JdbcTemplate(context.getBean(DataSource.class))
+                    .update("DELETE FROM taskinfo_logs WHERE task_id = ?", id);
+                TaskQueues queues = context.getBean(TaskQueues.class);
+                QueueId queue = new QueueId(77, 0);
+                queues.schedule(queue, id, 0);
+
+                assertThat(service.poll(77, 0)).isNull();
+
+                assertThat(queues.sizes(queue)).containsExactly(0, 0, 0);
+            });
     }
 
     @Test
