@@ -105,6 +105,8 @@ public class DelayTaskJobs implements SmartLifecycle {
         }
         checkKeys();
         checkSchema();
+        // a recovery asked for before a stop was dropped with the threads that were to run it
+        this.recovery.runDropped();
         this.running = true;
         // a thread per job and one for the recovery: neither a long purge nor a long reload holds up the others
         this.executor = new ScheduledThreadPoolExecutor(4, new CustomizableThreadFactory("delay-task-jobs-"));
@@ -259,6 +261,7 @@ public class DelayTaskJobs implements SmartLifecycle {
             }
             catch (RejectedExecutionException ex) {
                 // stopping
+                this.recovery.runDropped();
             }
         }
     }

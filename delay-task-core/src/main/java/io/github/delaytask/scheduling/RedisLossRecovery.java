@@ -81,6 +81,14 @@ final class RedisLossRecovery {
     }
 
     /**
+     * The run a {@link #request} asked for will not happen (the jobs' threads stopped before it ran): the next request
+     * must ask for a run again, or none would ever be asked for after a restart of the jobs.
+     */
+    void runDropped() {
+        this.runPending.set(false);
+    }
+
+    /**
      * Recover the queues asked for, unless another instance is at it: the asks then wait for a next run, as the
      * other instance may recover other queues or begin before the claims that asked.
      * @return whether the caller must have this run again in a moment: another instance held the lock
