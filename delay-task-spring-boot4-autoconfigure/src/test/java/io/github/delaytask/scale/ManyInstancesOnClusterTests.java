@@ -180,7 +180,7 @@ class ManyInstancesOnClusterTests {
         assertThat(cluster.masterPorts()).as("every master ran queue scripts")
             .allSatisfy((port) -> assertThat(after.callsSince(before, port, "evalsha")).isPositive());
         assertThat(figures.lockNames()).as("the only locks tried are the jobs'")
-            .isSubsetOf("reload", "refresh", "purge");
+            .isSubsetOf("reload", "refresh", "purge", "recovery");
     }
 
     private static Map<String, Object> properties(String applicationName) {
