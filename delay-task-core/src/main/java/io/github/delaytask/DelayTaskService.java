@@ -113,4 +113,37 @@ public interface DelayTaskService {
      */
     boolean poll(int taskType, int priority, Consumer<DelayTask> handler);
 
+    /**
+     * Stop claiming the tasks of a queue, on every instance, until {@link #resumeQueue(int, int)}: a slow or broken
+     * downstream can be held off without stopping the application. Adds, cancels and reschedules go on; handlers
+     * already running finish; due tasks wait, and {@link #poll(int, int)} returns none of them. Instances see the
+     * pause at their next claim, within {@code delay-task.listener.poll-interval}.
+     * <p>
+     * The flag lives in Redis: a Redis that loses its data (a restart without persistence, a flush, a fail-over to an
+     * empty replica) loses the pause too, and the queue runs again.
+     * @param taskType the task type
+     * @param priority the priority
+     * @return {@code true} if this call paused the queue; {@code false} if it was paused already
+     * @throws IllegalArgumentException if the type or priority is out of range
+     */
+    boolean pauseQueue(int taskType, int priority);
+
+    /**
+     * Let the tasks of a paused queue be claimed again, on every instance; tasks that fell due meanwhile run at once.
+     * @param taskType the task type
+     * @param priority the priority
+     * @return {@code true} if this call resumed the queue; {@code false} if it was not paused
+     * @throws IllegalArgumentException if the type or priority is out of range
+     */
+    boolean resumeQueue(int taskType, int priority);
+
+    /**
+     * Whether a queue is paused by {@link #pauseQueue(int, int)}.
+     * @param taskType the task type
+     * @param priority the priority
+     * @return whether claims of the queue are stopped
+     * @throws IllegalArgumentException if the type or priority is out of range
+     */
+    boolean isQueuePaused(int taskType, int priority);
+
 }

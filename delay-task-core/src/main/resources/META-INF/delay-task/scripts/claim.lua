@@ -6,11 +6,13 @@
 -- KEYS[3] in-flight sorted set: task id -> lease deadline (epoch ms)
 -- KEYS[4] the queue's loaded marker: missing when Redis lost all its data (a restart without persistence, a flush, a
 --         fail-over to an empty replica) or no recovery has loaded the queue since Redis started empty
+-- KEYS[5] the queue's paused flag: while it exists nothing is claimed, on any instance; due work still moves
 -- ARGV[1] how many tasks to claim (0 only moves due work: the refresh job)
 -- ARGV[2] lease in ms
 -- ARGV[3] at most this many ids moved from each sorted set per call; a claim moves no more than it claims
--- Returns { now ms, ms until the next future task is due or -1, '1' if the marker is there else '0', claimed ids... }
--- as strings
+-- Returns { now ms, ms until the next future task is due or -1, '1' if the marker is there else '0', '1' if the queue
+--           is paused else '0', how many ids whose lease ran out went back to the ready set, claimed ids... } as
+--           strings
 redis.replicate_commands()
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -26,7 +28,7 @@ end
 local function move(from, to, maxScore)
     local entries = redis.call('ZRANGEBYSCORE', from, '-inf', maxScore, 'WITHSCORES', 'LIMIT', 0, limit)
     if #entries == 0 then
-        return
+        return 0
     end
     local args, ids = {}, {}
     for i = 1, #entries, 2 do
@@ -36,15 +38,18 @@ local function move(from, to, maxScore)
     end
     redis.call('ZADD', to, unpack(args))
     redis.call('ZREM', from, unpack(ids))
+    return #ids
 end
 
 -- A lease that ran out means its consumer died or stalled: the task is due again. Its score, the lease deadline, is
 -- in the past, so it comes before work that became due after it.
-move(KEYS[3], KEYS[2], now)
+local redelivered = move(KEYS[3], KEYS[2], now)
 move(KEYS[1], KEYS[2], now)
 
-local result = { tostring(now), '-1', tostring(redis.call('EXISTS', KEYS[4])) }
-if count > 0 then
+local paused = redis.call('EXISTS', KEYS[5])
+local result = { tostring(now), '-1', tostring(redis.call('EXISTS', KEYS[4])), tostring(paused),
+                 tostring(redelivered) }
+if count > 0 and paused == 0 then
     local popped = redis.call('ZPOPMIN', KEYS[2], count)
     local deadline = now + tonumber(ARGV[2])
     for i = 1, #popped, 2 do

@@ -267,6 +267,21 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
         }
     }
 
+    @Override
+    public boolean pauseQueue(int taskType, int priority) {
+        return this.broker.pause(queueOf(taskType, priority));
+    }
+
+    @Override
+    public boolean resumeQueue(int taskType, int priority) {
+        return this.broker.resume(queueOf(taskType, priority));
+    }
+
+    @Override
+    public boolean isQueuePaused(int taskType, int priority) {
+        return this.broker.paused(queueOf(taskType, priority));
+    }
+
     private static QueueId queueOf(int taskType, int priority) {
         checkQueue(taskType, priority);
         return new QueueId(taskType, priority);

@@ -87,15 +87,46 @@ public class TaskBroker {
     public Batch claim(QueueId queue, int max) {
         this.consumedQueues.add(queue);
         Claim claim = claimInRedis(queue, max);
+        if (claim.redelivered() > 0) {
+            this.events.redelivered(queue, claim.redelivered());
+        }
         if (claim.taskIds().isEmpty()) {
-            return new Batch(List.of(), 0, claim.nextDueInMillis());
+            return new Batch(List.of(), 0, claim.nextDueInMillis(), claim.paused());
         }
         long now = claim.redisTime();
         List<StoredTask> won = this.store.claimDue(claim.taskIds(), now, now + this.lease.toMillis());
         if (won.size() < claim.taskIds().size()) {
             settleMissed(queue, claim.taskIds(), won, now);
         }
-        return new Batch(won, claim.taskIds().size(), claim.nextDueInMillis());
+        return new Batch(won, claim.taskIds().size(), claim.nextDueInMillis(), false);
+    }
+
+    /** Stop claims of the queue on every instance: {@link TaskQueues#pause}. */
+    public boolean pause(QueueId queue) {
+        return this.queues.pause(queue);
+    }
+
+    /** Let the queue's tasks be claimed again: {@link TaskQueues#resume}. */
+    public boolean resume(QueueId queue) {
+        return this.queues.resume(queue);
+    }
+
+    /** Whether the queue is paused. */
+    public boolean paused(QueueId queue) {
+        return this.queues.paused(queue);
+    }
+
+    /**
+     * Move a queue's due tasks, and those whose lease ran out, into its ready set, claiming none: the refresh job's
+     * work for queues no poller here visits.
+     * @return what Redis says of the queue
+     */
+    public Claim moveDue(QueueId queue) {
+        Claim moved = this.queues.claim(queue, 0, Duration.ZERO);
+        if (moved.redelivered() > 0) {
+            this.events.redelivered(queue, moved.redelivered());
+        }
+        return moved;
     }
 
     /**
@@ -325,8 +356,9 @@ public class TaskBroker {
      * @param tasks the tasks this consumer now holds
      * @param taken how many ids Redis handed out, won or not; more may be due when it is positive
      * @param nextDueInMillis ms until the queue's next task is due, or -1 when none is waiting
+     * @param paused whether the queue is paused, so that nothing was claimed
      */
-    public record Batch(List<StoredTask> tasks, int taken, long nextDueInMillis) {
+    public record Batch(List<StoredTask> tasks, int taken, long nextDueInMillis, boolean paused) {
     }
 
     /**

@@ -35,6 +35,15 @@ public interface TaskEvents {
     }
 
     /**
+     * Claimed tasks of a queue whose lease ran out were made due again: their consumer died or stalled, or a handler
+     * outran the lease.
+     * @param queue their queue
+     * @param count how many
+     */
+    default void redelivered(QueueId queue, int count) {
+    }
+
+    /**
      * A listener's handler is starting a task.
      * @param queue the task's queue
      * @param executeTime when the task was due, epoch ms; 0 for a task added to be due at once, whenever that was

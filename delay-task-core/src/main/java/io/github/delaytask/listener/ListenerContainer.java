@@ -155,7 +155,8 @@ final class ListenerContainer implements Runnable {
         }
         if (batch.taken() < reserved) {
             long wait = this.settings.pollInterval().toMillis();
-            if (batch.nextDueInMillis() >= 0) {
+            // a paused queue may hold due work, which must not make the poller spin; a resume is seen within a poll
+            if (batch.nextDueInMillis() >= 0 && !batch.paused()) {
                 wait = Math.min(wait, batch.nextDueInMillis());
             }
             this.waiter.sleep(wait, this.scheduledSinceClaim::get);

@@ -50,6 +50,14 @@ public class MicrometerTaskEvents implements TaskEvents {
         }
     }
 
+    @Override
+    public void redelivered(QueueId queue, int count) {
+        QueueMeters queueMeters = this.meters.of(queue);
+        if (queueMeters != null) {
+            queueMeters.redelivered().increment(count);
+        }
+    }
+
     /**
      * Records how late the handler starts, for tasks that had a time: a task added to be due at once has the execute
      * time 0, not the time it was added, so its lateness is unknown.

@@ -23,6 +23,8 @@ final class QueueMeters {
 
     static final String COMPLETED = "delaytask.tasks.completed";
 
+    static final String REDELIVERED = "delaytask.tasks.redelivered";
+
     static final String LATENESS = "delaytask.lateness";
 
     static final String LISTENER = "delaytask.listener";
@@ -36,6 +38,8 @@ final class QueueMeters {
     private final Counter added;
 
     private final Map<TaskEvents.Outcome, Counter> completed = new EnumMap<>(TaskEvents.Outcome.class);
+
+    private final Counter redelivered;
 
     private final Timer lateness;
 
@@ -61,6 +65,10 @@ final class QueueMeters {
                 .tag("outcome", outcome.tagValue())
                 .register(registry));
         }
+        this.redelivered = Counter.builder(REDELIVERED)
+            .description("Claimed tasks made due again because their lease ran out")
+            .tags(tags)
+            .register(registry);
         this.lateness = Timer.builder(LATENESS)
             .description("Time from a task's execute time to the start of its handler")
             .tags(tags)
@@ -103,6 +111,10 @@ final class QueueMeters {
 
     Counter completed(TaskEvents.Outcome outcome) {
         return this.completed.get(outcome);
+    }
+
+    Counter redelivered() {
+        return this.redelivered;
     }
 
     Timer lateness() {

@@ -8,7 +8,10 @@ import java.util.List;
  * @param nextDueInMillis ms until the next task of the queue is due, or -1 when none is waiting
  * @param loaded whether Redis held the queue's loaded marker; {@code false} when Redis lost all its data, or before the
  * first recovery since Redis started empty, and the queue may then miss tasks the database holds
+ * @param paused whether the queue is paused, so that nothing was claimed
+ * @param redelivered how many ids whose lease ran out the claim made due again: their consumer died or stalled
  * @param taskIds the claimed tasks, now in flight under a lease
  */
-public record Claim(long redisTime, long nextDueInMillis, boolean loaded, List<Long> taskIds) {
+public record Claim(long redisTime, long nextDueInMillis, boolean loaded, boolean paused, int redelivered,
+        List<Long> taskIds) {
 }

@@ -86,6 +86,14 @@ public final class RedisKeys {
         return queueKey(queue, "loaded");
     }
 
+    /**
+     * The queue's paused flag, read by every claim. In the queue's hash tag, so that the claim script can read it on a
+     * Cluster.
+     */
+    String paused(QueueId queue) {
+        return queueKey(queue, "paused");
+    }
+
     /** The set of queues in use, so that no job has to list keys. */
     String queues() {
         return prefix() + ":queues";

@@ -99,19 +99,43 @@ public class TaskQueues {
      * @param queue the queue
      * @param max how many tasks to claim; 0 only moves due tasks
      * @param lease how long the claimed tasks stay with the caller before they are due again
-     * @return the claimed tasks, the Redis time and whether Redis held the queue's loaded marker
+     * @return the claimed tasks, the Redis time, whether Redis held the queue's loaded marker and whether the queue
+     * is paused (nothing is claimed then)
      */
     public Claim claim(QueueId queue, int max, Duration lease) {
         List<String> result = this.redis.execute(this.claimScript,
                 List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue),
-                        this.keys.loaded(queue)),
+                        this.keys.loaded(queue), this.keys.paused(queue)),
                 Integer.toString(max), Long.toString(lease.toMillis()), Integer.toString(MOVE_LIMIT));
-        List<Long> ids = new ArrayList<>(result.size() - 3);
-        for (int i = 3; i < result.size(); i++) {
+        List<Long> ids = new ArrayList<>(result.size() - 5);
+        for (int i = 5; i < result.size(); i++) {
             ids.add(Long.parseLong(result.get(i)));
         }
         return new Claim(Long.parseLong(result.get(0)), Long.parseLong(result.get(1)), "1".equals(result.get(2)),
-                ids);
+                "1".equals(result.get(3)), Integer.parseInt(result.get(4)), ids);
+    }
+
+    /**
+     * Stop every instance from claiming the queue's tasks, until {@link #resume}. A flag in Redis rather than in the
+     * database, as every claim reads it; Redis loses it with the rest of its data.
+     * @return whether this call paused it; {@code false} if it was paused already
+     */
+    public boolean pause(QueueId queue) {
+        register(List.of(queue));
+        return Boolean.TRUE.equals(this.redis.opsForValue().setIfAbsent(this.keys.paused(queue), "paused"));
+    }
+
+    /**
+     * Let the queue's tasks be claimed again.
+     * @return whether this call resumed it; {@code false} if it was not paused
+     */
+    public boolean resume(QueueId queue) {
+        return Boolean.TRUE.equals(this.redis.delete(this.keys.paused(queue)));
+    }
+
+    /** Whether the queue is paused. */
+    public boolean paused(QueueId queue) {
+        return Boolean.TRUE.equals(this.redis.hasKey(this.keys.paused(queue)));
     }
 
     /**

@@ -215,7 +215,7 @@ public class DelayTaskJobs implements SmartLifecycle {
         Set<QueueId> registered = this.queues.queues();
         this.emptySince.keySet().retainAll(registered);
         for (QueueId queue : registered) {
-            Claim moved = this.queues.claim(queue, 0, Duration.ZERO);
+            Claim moved = this.broker.moveDue(queue);
             if (moved.nextDueInMillis() >= 0) {
                 this.emptySince.remove(queue);
                 continue;

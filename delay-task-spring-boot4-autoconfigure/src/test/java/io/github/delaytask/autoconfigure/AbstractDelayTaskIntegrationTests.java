@@ -128,6 +128,51 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
+    void aPausedQueueRunsNoTaskWhileAddsGoOnAndRunsThemOnceResumed() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            assertThat(service.pauseQueue(RECORDED, 0)).isTrue();
+            assertThat(service.pauseQueue(RECORDED, 0)).as("paused already").isFalse();
+            assertThat(service.isQueuePaused(RECORDED, 0)).isTrue();
+            assertThat(service.isQueuePaused(PAYLOAD, 0)).as("another queue").isFalse();
+
+            long id = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(100)).build());
+            Listeners listeners = context.getBean(Listeners.class);
+            // the poller's claims move the due task into the ready set, and claim nothing while the queue is paused
+            await().atMost(Duration.ofSeconds(10)).until(() -> redisSizes(context, RECORDED)[1] == 1);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> !listeners.runs.containsKey(id));
+            assertThat(status(context, id)).isEqualTo(TaskStatus.SCHEDULED);
+
+            assertThat(service.resumeQueue(RECORDED, 0)).isTrue();
+            assertThat(service.resumeQueue(RECORDED, 0)).as("not paused any more").isFalse();
+            assertThat(service.isQueuePaused(RECORDED, 0)).isFalse();
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(listeners.runs.get(id)).hasSize(1);
+        });
+    }
+
+    @Test
+    void aPausedQueueGivesNoTaskToPollUntilResumed() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(NO_LISTENER).build());
+            service.pauseQueue(NO_LISTENER, 0);
+
+            assertThat(service.poll(NO_LISTENER, 0)).isNull();
+            assertThat(service.poll(NO_LISTENER, 0, (task) -> {
+                throw new AssertionError("handed task " + task.getTaskId() + " of a paused queue");
+            })).isFalse();
+            assertThat(status(context, id)).isEqualTo(TaskStatus.SCHEDULED);
+
+            service.resumeQueue(NO_LISTENER, 0);
+            DelayTask polled = service.poll(NO_LISTENER, 0);
+            assertThat(polled).isNotNull();
+            assertThat(polled.getTaskId()).isEqualTo(id);
+        });
+    }
+
+    @Test
     void taskDueInThePastRunsAtOnce() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);

@@ -11,11 +11,14 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.metrics.DelayTaskMeters;
 import io.github.delaytask.metrics.QueueStatsSampler;
+import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.testsupport.TestBackend;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -169,6 +172,26 @@ class DelayTaskMetricsAutoConfigurationTests {
 
             assertThat(context.getBean(MeterRegistry.class).get("delaytask.history.purged").functionCounter().count())
                 .isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aClaimedTaskWhoseLeaseRanOutIsCountedRedeliveredOnceWhenItIsDueAgain() {
+        this.runner.withPropertyValues("delay-task.lease=1s").run((context) -> {
+            long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(NO_LISTENER).build());
+            TaskBroker broker = context.getBean(TaskBroker.class);
+            QueueId queue = new QueueId(NO_LISTENER, 0);
+            // a consumer that takes the task and never reports back, as one that died would
+            assertThat(broker.claim(queue, 1).tasks()).extracting(StoredTask::taskId).containsExactly(id);
+            assertThat(counter(context, "delaytask.tasks.redelivered", NO_LISTENER)).isZero();
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                broker.claim(queue, 0);
+                return counter(context, "delaytask.tasks.redelivered", NO_LISTENER) > 0;
+            });
+            assertThat(counter(context, "delaytask.tasks.redelivered", NO_LISTENER)).isEqualTo(1);
+            assertThat(broker.claim(queue, 1).tasks()).as("due again").extracting(StoredTask::taskId)
+                .containsExactly(id);
         });
     }
 
