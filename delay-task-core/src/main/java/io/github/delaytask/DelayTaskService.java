@@ -80,6 +80,18 @@ public interface DelayTaskService {
     boolean requeueTask(long taskId);
 
     /**
+     * Run every dead task of a queue again, now, each as by {@link #requeueTask(long)}, in pages of 1,000: once the
+     * cause of their failures is fixed. A dead task whose business key a live task has now stays dead (the log says
+     * so) and the others still run.
+     * @param taskType the task type
+     * @param priority the priority
+     * @return how many tasks this call requeued
+     * @throws IllegalArgumentException if the type or priority is out of range
+     * @throws DelayTaskException if the database could not be read or written; tasks requeued before stay requeued
+     */
+    int requeueDeadTasks(int taskType, int priority);
+
+    /**
      * Move a pending task to a new execute time; it then fires at that time only.
      * @param taskId the task's id
      * @param executeTime the new execute time, at most {@link DelayTask#MAX_EXECUTE_TIME}

@@ -45,6 +45,9 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     private static final int MAX_PAGE_SIZE = 1000;
 
+    /** Dead tasks read at a time by a requeue of a queue's dead tasks. */
+    private static final int REQUEUE_PAGE = 1000;
+
     private final TaskStore store;
 
     private final TaskBroker broker;
@@ -203,6 +206,39 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
             }
         });
         return true;
+    }
+
+    @Override
+    public int requeueDeadTasks(int taskType, int priority) {
+        QueueId queue = queueOf(taskType, priority);
+        int requeued = 0;
+        long after = Long.MIN_VALUE;
+        List<Long> page;
+        do {
+            try {
+                page = this.store.findDeadIds(queue, after, REQUEUE_PAGE);
+            }
+            catch (DataAccessException ex) {
+                throw new DelayTaskException("Could not read the dead tasks of queue " + queue, ex);
+            }
+            for (Long taskId : page) {
+                try {
+                    if (requeueTask(taskId)) {
+                        requeued++;
+                    }
+                }
+                catch (DelayTaskException ex) {
+                    if (!(ex.getCause() instanceof DuplicateKeyException)) {
+                        throw ex;
+                    }
+                    // a live task has its business key: it stays dead, and the others still run again
+                    logger.warn(ex.getMessage());
+                }
+                after = taskId;
+            }
+        }
+        while (page.size() == REQUEUE_PAGE);
+        return requeued;
     }
 
     @Override

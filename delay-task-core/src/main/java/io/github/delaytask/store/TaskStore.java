@@ -49,6 +49,12 @@ public interface TaskStore {
     /** Dead tasks, by id. */
     List<TaskDetails> findDead(int offset, int limit);
 
+    /**
+     * Ids of a queue's dead tasks, in id order after the given id: one page of a requeue of them all.
+     * @param afterTaskId the last id of the previous page, or {@link Long#MIN_VALUE}
+     */
+    List<Long> findDeadIds(QueueId queue, long afterTaskId, int limit);
+
     /** How many dead tasks each queue has, in one query; queues without any are missing. */
     Map<QueueId, Long> countDeadByQueue();
 

@@ -593,6 +593,29 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
+    void requeueDeadTasksRunsEveryDeadTaskOfItsQueueAgainButOneWhoseBusinessKeyIsLiveAgain() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            listeners.flakyFailures.set(9);
+            long first = service.addTask(DelayTask.builder(FLAKY).build());
+            long second = service.addTask(DelayTask.builder(FLAKY).build());
+            long keyed = service.addTask(DelayTask.builder(FLAKY).bizKey("requeue:clash").build());
+            await().atMost(Duration.ofSeconds(20)).until(() -> status(context, first) == TaskStatus.DEAD
+                    && status(context, second) == TaskStatus.DEAD && status(context, keyed) == TaskStatus.DEAD);
+            service.addTask(DelayTask.builder(NO_LISTENER).bizKey("requeue:clash").delay(Duration.ofHours(1)).build());
+
+            assertThat(service.requeueDeadTasks(PAYLOAD, 0)).as("another queue").isZero();
+            assertThat(service.requeueDeadTasks(FLAKY, 0)).isEqualTo(2);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, first) == TaskStatus.EXECUTED
+                    && status(context, second) == TaskStatus.EXECUTED);
+            assertThat(status(context, keyed)).isEqualTo(TaskStatus.DEAD);
+            assertThat(service.requeueDeadTasks(FLAKY, 0)).as("its key is still live").isZero();
+        });
+    }
+
+    @Test
     void rescheduledTaskFiresAtItsNewTimeOnly() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);

@@ -210,6 +210,14 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
+    public List<Long> findDeadIds(QueueId queue, long afterTaskId, int limit) {
+        // the status index, read from the given id on; the queue's columns are checked on the dead rows alone
+        return this.jdbc.queryForList("SELECT task_id FROM taskinfo_logs WHERE status = " + TaskStatus.DEAD.code()
+                + " AND task_id > ? AND task_type = ? AND priority = ? ORDER BY task_id LIMIT " + limit, Long.class,
+                afterTaskId, queue.taskType(), queue.priority());
+    }
+
+    @Override
     public Map<QueueId, Long> countDeadByQueue() {
         Map<QueueId, Long> counts = new LinkedHashMap<>();
         // the status index finds the dead rows, which are few, and leaves the executed ones alone
