@@ -49,8 +49,14 @@ public interface TaskStore {
     /** Dead tasks, by id. */
     List<TaskDetails> findDead(int offset, int limit);
 
+    /** Dead tasks, by id, highest first: the latest added first, as ids grow with time. */
+    List<TaskDetails> findDeadNewestFirst(int offset, int limit);
+
     /** How many dead tasks each queue has, in one query; queues without any are missing. */
     Map<QueueId, Long> countDeadByQueue();
+
+    /** How many live tasks each queue has and when the first is due, in one query; queues without any are missing. */
+    Map<QueueId, LiveTasks> countLiveByQueue();
 
     /**
      * Make a dead task live again, due at {@code executeTime}, with no attempts.
@@ -156,6 +162,14 @@ public interface TaskStore {
      * @param created the stored task, or null when nothing was stored
      */
     record Insertion(long taskId, StoredTask created) {
+    }
+
+    /**
+     * The live tasks of one queue.
+     * @param count how many there are, running ones included
+     * @param firstExecuteTime the earliest execute time among them, epoch ms
+     */
+    record LiveTasks(long count, long firstExecuteTime) {
     }
 
 }
