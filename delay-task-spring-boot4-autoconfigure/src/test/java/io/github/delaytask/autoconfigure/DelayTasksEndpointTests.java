@@ -198,6 +198,21 @@ class DelayTasksEndpointTests {
     }
 
     @Test
+    void refusesToRequeueADeadTaskWhoseBusinessKeyALiveTaskHas() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long dead = service.addTask(DelayTask.builder(FAILING).bizKey("order-7").build());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(dead).orElseThrow().status() == TaskStatus.DEAD);
+            service.addTask(DelayTask.builder(FAILING).bizKey("order-7").delay(Duration.ofHours(1)).build());
+            mvc(context).perform(change(dead, "{\"action\": \"requeue\"}"))
+                .andExpect(status().isConflict())
+                .andExpect(jsonPath("$.reason").value(containsString("a live task has its business key")))
+                .andExpect(jsonPath("$.task.status").value("DEAD"));
+        });
+    }
+
+    @Test
     void cancelsRunsNowAndReschedulesAPendingTaskAndAnswersWithTheTaskAsChanged() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
