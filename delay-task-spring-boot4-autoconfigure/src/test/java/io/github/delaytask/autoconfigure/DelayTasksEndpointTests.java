@@ -11,6 +11,8 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.actuate.DelayTasksEndpoint;
+import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.BootLine;
 import io.github.delaytask.testsupport.TestBackend;
@@ -315,9 +317,17 @@ class DelayTasksEndpointTests {
     @Test
     void accessNoneTurnsTheEndpointOff() {
         this.runner.withPropertyValues("management.endpoint.delaytasks.access=NONE").run((context) -> {
-            assertThat(context).doesNotHaveBean(io.github.delaytask.actuate.DelayTasksEndpoint.class);
+            assertThat(context).doesNotHaveBean(DelayTasksEndpoint.class);
             mvc(context).perform(get("/actuator/delaytasks")).andExpect(status().isNotFound());
         });
+    }
+
+    @Test
+    void anEndpointNotExposedIsNotCreated() {
+        this.runner.withPropertyValues("management.endpoints.web.exposure.include=health")
+            .run((context) -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean(DelayTasksEndpoint.class)
+                .doesNotHaveBean(DelayTasksEndpointWebExtension.class));
     }
 
     /** A change as the README shows it: a POST with a JSON body. */
