@@ -72,6 +72,15 @@ public interface DelayTaskService {
     List<TaskDetails> findDeadTasks(int page, int size);
 
     /**
+     * List the tasks whose handler failed on every attempt, newest first: by id, so the latest added first.
+     * @param page page number, from 0
+     * @param size tasks per page, from 1 to 1000
+     * @return one page of dead tasks
+     * @throws IllegalArgumentException if the page or its size is out of range
+     */
+    List<TaskDetails> findDeadTasksNewestFirst(int page, int size);
+
+    /**
      * Run a dead task again, now, with its attempts counted from zero.
      * @param taskId the task's id
      * @return {@code false} if the task is unknown or not dead

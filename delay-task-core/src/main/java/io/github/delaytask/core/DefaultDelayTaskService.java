@@ -177,12 +177,23 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     @Override
     public List<TaskDetails> findDeadTasks(int page, int size) {
+        int offset = offsetOf(page, size);
+        return dataAccess(() -> this.store.findDead(offset, size), "list dead tasks");
+    }
+
+    @Override
+    public List<TaskDetails> findDeadTasksNewestFirst(int page, int size) {
+        int offset = offsetOf(page, size);
+        return dataAccess(() -> this.store.findDeadNewestFirst(offset, size), "list dead tasks");
+    }
+
+    private static int offsetOf(int page, int size) {
         Assert.isTrue(page >= 0, "Page must not be negative");
         Assert.isTrue(size >= 1 && size <= MAX_PAGE_SIZE, () -> "Page size must be between 1 and " + MAX_PAGE_SIZE);
         long offset = (long) page * size;
         Assert.isTrue(offset <= Integer.MAX_VALUE, () -> "Page " + page + " of " + size + " tasks is beyond the last "
                 + "page there can be");
-        return dataAccess(() -> this.store.findDead((int) offset, size), "list dead tasks");
+        return (int) offset;
     }
 
     @Override

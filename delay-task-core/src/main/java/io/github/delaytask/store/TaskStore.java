@@ -49,6 +49,9 @@ public interface TaskStore {
     /** Dead tasks, by id. */
     List<TaskDetails> findDead(int offset, int limit);
 
+    /** Dead tasks, by id, highest first: the latest added first, as ids grow with time. */
+    List<TaskDetails> findDeadNewestFirst(int offset, int limit);
+
     /**
      * Ids of a queue's dead tasks, in id order after the given id: one page of a requeue of them all.
      * @param afterTaskId the last id of the previous page, or {@link Long#MIN_VALUE}
@@ -57,6 +60,9 @@ public interface TaskStore {
 
     /** How many dead tasks each queue has, in one query; queues without any are missing. */
     Map<QueueId, Long> countDeadByQueue();
+
+    /** How many live tasks each queue has and when the first is due, in one query; queues without any are missing. */
+    Map<QueueId, LiveTasks> countLiveByQueue();
 
     /**
      * Make a dead task live again, due at {@code executeTime}, with no attempts.
@@ -162,6 +168,14 @@ public interface TaskStore {
      * @param created the stored task, or null when nothing was stored
      */
     record Insertion(long taskId, StoredTask created) {
+    }
+
+    /**
+     * The live tasks of one queue.
+     * @param count how many there are, running ones included
+     * @param firstExecuteTime the earliest execute time among them, epoch ms
+     */
+    record LiveTasks(long count, long firstExecuteTime) {
     }
 
 }

@@ -332,6 +332,36 @@ public abstract class AbstractTaskOutcomeTests {
                 .hasMessageContaining("delay-task.max-parameters-size"));
     }
 
+    @Test
+    void theStoreCountsLiveTasksPerQueueWithTheFirstDueAndListsDeadTasksNewestFirst() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TaskStore store = context.getBean(TaskStore.class);
+            Instant first = Instant.parse("2099-01-01T00:00:00Z");
+            service.addTask(DelayTask.builder(NO_LISTENER).executeAt(first.plusSeconds(60)).build());
+            service.addTask(DelayTask.builder(NO_LISTENER).executeAt(first).build());
+            service.addTask(DelayTask.builder(NO_LISTENER).priority(2).executeAt(first.plusSeconds(5)).build());
+            List<Long> dead = new java.util.ArrayList<>(service.addTasks(List.of(
+                    DelayTask.builder(NO_LISTENER).priority(3).build(),
+                    DelayTask.builder(NO_LISTENER).priority(3).build(),
+                    DelayTask.builder(NO_LISTENER).priority(3).build())));
+            // dead by hand: these statements are what a last failed attempt leaves, and the query under test reads
+            jdbc(context).update("DELETE FROM taskinfo WHERE priority = 3");
+            jdbc(context).update("UPDATE taskinfo_logs SET status = ? WHERE priority = 3", TaskStatus.DEAD.code());
+            assertThat(store.countLiveByQueue()).containsOnly(
+                    org.assertj.core.api.Assertions.entry(new QueueId(NO_LISTENER, 0),
+                            new TaskStore.LiveTasks(2, first.toEpochMilli())),
+                    org.assertj.core.api.Assertions.entry(new QueueId(NO_LISTENER, 2),
+                            new TaskStore.LiveTasks(1, first.plusSeconds(5).toEpochMilli())));
+            assertThat(store.countDeadByQueue()).containsOnly(
+                    org.assertj.core.api.Assertions.entry(new QueueId(NO_LISTENER, 3), 3L));
+            dead.sort(java.util.Comparator.reverseOrder());
+            assertThat(store.findDeadNewestFirst(0, 2)).extracting(TaskDetails::taskId)
+                .containsExactly(dead.get(0), dead.get(1));
+            assertThat(store.findDeadNewestFirst(2, 2)).extracting(TaskDetails::taskId).containsExactly(dead.get(2));
+        });
+    }
+
     private static JdbcTemplate jdbc(AssertableApplicationContext context) {
         return new JdbcTemplate(context.getBean(DataSource.class));
     }

@@ -218,12 +218,33 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
+    public List<TaskDetails> findDeadNewestFirst(int offset, int limit) {
+        // by id, not finishing time: the status index (status, task_id) serves it backwards, with no sort
+        List<TaskInfoLog> rows = this.logs.selectList(Wrappers.<TaskInfoLog>query()
+            .eq("status", TaskStatus.DEAD.code())
+            .orderByDesc("task_id")
+            .last("LIMIT " + limit + " OFFSET " + offset));
+        return rows.stream().map(MybatisTaskStore::toDetails).toList();
+    }
+
+    @Override
     public Map<QueueId, Long> countDeadByQueue() {
         Map<QueueId, Long> counts = new LinkedHashMap<>();
         // the status index finds the dead rows, which are few, and leaves the executed ones alone
         this.jdbc.query("SELECT task_type, priority, COUNT(*) FROM taskinfo_logs WHERE status = "
                 + TaskStatus.DEAD.code() + " GROUP BY task_type, priority",
                 (RowCallbackHandler) (row) -> counts.put(new QueueId(row.getInt(1), row.getInt(2)), row.getLong(3)));
+        return counts;
+    }
+
+    @Override
+    public Map<QueueId, LiveTasks> countLiveByQueue() {
+        Map<QueueId, LiveTasks> counts = new LinkedHashMap<>();
+        // taskinfo holds the live tasks only, so this reads no history
+        this.jdbc.query("SELECT task_type, priority, COUNT(*), MIN(execute_time) FROM taskinfo "
+                + "GROUP BY task_type, priority",
+                (RowCallbackHandler) (row) -> counts.put(new QueueId(row.getInt(1), row.getInt(2)),
+                        new LiveTasks(row.getLong(3), row.getLong(4))));
         return counts;
     }
 

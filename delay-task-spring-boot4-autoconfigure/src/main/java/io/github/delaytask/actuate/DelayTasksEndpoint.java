@@ -1,0 +1,386 @@
+package io.github.delaytask.actuate;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import io.github.delaytask.DelayTaskException;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskDetails;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.QueueOverview;
+import io.github.delaytask.core.QueueOverview.QueueSummary;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.scheduling.ReloadRun;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.lang.Nullable;
+
+/**
+ * The {@code delaytasks} Actuator endpoint: what each queue holds in Redis and in the database, one task, the dead
+ * tasks newest first, and changes of one task by hand (requeue, cancel, run now, reschedule).
+ * <p>
+ * Paths below the endpoint: {@code tasks/{taskId}} (read and change) and {@code dead?page=&size=}. A change takes a
+ * JSON body, {@code {"action": "reschedule", "executeTime": "2026-12-03T10:00:00Z"}}, which a cross-site form cannot
+ * send.
+ */
+@Endpoint(id = "delaytasks")
+public class DelayTasksEndpoint {
+
+    /** The path segment of one task. */
+    public static final String TASKS = "tasks";
+
+    /** The path segment of the dead tasks. */
+    public static final String DEAD = "dead";
+
+    /** Make a dead task live again, due now. */
+    public static final String REQUEUE = "requeue";
+
+    /** Cancel a task no consumer holds. */
+    public static final String CANCEL = "cancel";
+
+    /** Move a task no consumer holds to now. */
+    public static final String RUN_NOW = "run-now";
+
+    /** Move a task no consumer holds to the body's {@code executeTime}. */
+    public static final String RESCHEDULE = "reschedule";
+
+    /** The path segment of one queue. */
+    public static final String QUEUES = "queues";
+
+    /** Stop claims of a queue on every instance. */
+    public static final String PAUSE = "pause";
+
+    /** Let a paused queue's tasks be claimed again. */
+    public static final String RESUME = "resume";
+
+    /** Make every dead task of a queue live again, due now. */
+    public static final String REQUEUE_DEAD = "requeue-dead";
+
+    static final int DEFAULT_PAGE_SIZE = 20;
+
+    private final DelayTaskService service;
+
+    private final QueueOverview overview;
+
+    private final Supplier<@org.jspecify.annotations.Nullable ReloadRun> lastReload;
+
+    private final Clock clock;
+
+    /**
+     * @param lastReload the last run of the reload job on this instance, or {@code null} before the first or where
+     * the jobs do not run
+     */
+    public DelayTasksEndpoint(DelayTaskService service, QueueOverview overview,
+            Supplier<@org.jspecify.annotations.Nullable ReloadRun> lastReload, Clock clock) {
+        this.service = service;
+        this.overview = overview;
+        this.lastReload = lastReload;
+        this.clock = clock;
+    }
+
+    @ReadOperation
+    public QueuesDescriptor delayTasks() {
+        return new QueuesDescriptor(this.overview.queues(), this.lastReload.get());
+    }
+
+    /**
+     * One task, whatever its status.
+     * @param collection {@value #TASKS}
+     * @param taskId the task's id
+     * @return the task, or {@code null} if it is unknown
+     */
+    @ReadOperation
+    @Nullable
+    public TaskDescriptor task(@Selector String collection, @Selector long taskId) {
+        if (!TASKS.equals(collection)) {
+            return null;
+        }
+        return this.service.findTask(taskId).map(TaskDescriptor::of).orElse(null);
+    }
+
+    /**
+     * One page of the dead tasks, newest first.
+     * @param collection {@value #DEAD}
+     * @param page page number, from 0
+     * @param size tasks per page, from 1 to 1000
+     * @return the page, or {@code null} for another path
+     * @throws IllegalArgumentException if the page or its size is out of range
+     */
+    @ReadOperation
+    @Nullable
+    public DeadTasksDescriptor deadTasks(@Selector String collection, @Nullable Integer page,
+            @Nullable Integer size) {
+        if (!DEAD.equals(collection)) {
+            return null;
+        }
+        int number = (page != null) ? page : 0;
+        int perPage = (size != null) ? size : DEFAULT_PAGE_SIZE;
+        List<TaskDescriptor> tasks = this.service.findDeadTasksNewestFirst(number, perPage)
+            .stream()
+            .map(TaskDescriptor::of)
+            .toList();
+        return new DeadTasksDescriptor(number, perPage, tasks);
+    }
+
+    /**
+     * Changes one task by hand.
+     * @param collection {@value #TASKS}
+     * @param taskId the task's id
+     * @param action {@value #REQUEUE}, {@value #CANCEL}, {@value #RUN_NOW} or {@value #RESCHEDULE}
+     * @param executeTime the new execute time, ISO-8601, for {@value #RESCHEDULE} only
+     * @return the outcome, or {@code null} if the task is unknown
+     */
+    @WriteOperation
+    @Nullable
+    public ChangeDescriptor changeTask(@Selector String collection, @Selector long taskId, String action,
+            @Nullable String executeTime) {
+        if (!TASKS.equals(collection)) {
+            return null;
+        }
+        Instant newTime;
+        try {
+            newTime = newExecuteTime(action, executeTime);
+        }
+        catch (IllegalArgumentException ex) {
+            return invalid(taskId, action, ex.getMessage());
+        }
+        Optional<TaskDetails> before = this.service.findTask(taskId);
+        if (before.isEmpty()) {
+            return null;
+        }
+        String refusal = whyNot(before.get(), action);
+        if (refusal != null) {
+            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get()),
+                    refusal);
+        }
+        boolean changed;
+        try {
+            changed = apply(taskId, action, newTime);
+        }
+        catch (IllegalArgumentException ex) {
+            return invalid(taskId, action, ex.getMessage());
+        }
+        catch (DelayTaskException ex) {
+            // a live task with the same business key; any other failure is the server's
+            if (!(ex.getCause() instanceof DuplicateKeyException)) {
+                throw ex;
+            }
+            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get()),
+                    ex.getMessage());
+        }
+        Optional<TaskDetails> after = this.service.findTask(taskId);
+        if (changed) {
+            return new ChangeDescriptor(taskId, action, ChangeStatus.CHANGED,
+                    after.map(TaskDescriptor::of).orElse(null), null);
+        }
+        // the task changed between the look and the change: a consumer took it, or it finished
+        TaskDetails now = after.orElse(before.get());
+        String reason = whyNot(now, action);
+        return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(now),
+                (reason != null) ? reason : "task " + taskId + " is running: a consumer holds it, so it cannot be "
+                        + pastTense(action) + " until its run ends");
+    }
+
+    /**
+     * Changes one queue by hand, on every instance.
+     * @param collection {@value #QUEUES}
+     * @param taskType the queue's task type
+     * @param priority the queue's priority
+     * @param action {@value #PAUSE}, {@value #RESUME} or {@value #REQUEUE_DEAD}
+     * @return the outcome, or {@code null} if the cluster knows no such queue
+     */
+    @WriteOperation
+    @Nullable
+    public QueueChangeDescriptor changeQueue(@Selector String collection, @Selector int taskType,
+            @Selector int priority, String action) {
+        if (!QUEUES.equals(collection)) {
+            return null;
+        }
+        if (!PAUSE.equals(action) && !RESUME.equals(action) && !REQUEUE_DEAD.equals(action)) {
+            return new QueueChangeDescriptor(taskType, priority, action, ChangeStatus.INVALID_REQUEST, null, 0,
+                    "unknown action '" + action + "'; the actions of a queue are \"" + PAUSE + "\", \"" + RESUME
+                            + "\" and \"" + REQUEUE_DEAD + "\"");
+        }
+        try {
+            // refuses a type or priority out of range
+            this.service.isQueuePaused(taskType, priority);
+        }
+        catch (IllegalArgumentException ex) {
+            return new QueueChangeDescriptor(taskType, priority, action, ChangeStatus.INVALID_REQUEST, null, 0,
+                    ex.getMessage());
+        }
+        if (!this.overview.known(new QueueId(taskType, priority))) {
+            return null;
+        }
+        int requeued = 0;
+        boolean changed = switch (action) {
+            case PAUSE -> this.service.pauseQueue(taskType, priority);
+            case RESUME -> this.service.resumeQueue(taskType, priority);
+            default -> {
+                requeued = this.service.requeueDeadTasks(taskType, priority);
+                yield requeued > 0;
+            }
+        };
+        return new QueueChangeDescriptor(taskType, priority, action,
+                changed ? ChangeStatus.CHANGED : ChangeStatus.UNCHANGED, this.service.isQueuePaused(taskType, priority),
+                requeued, null);
+    }
+
+    @Nullable
+    private Instant newExecuteTime(String action, @Nullable String executeTime) {
+        if (RESCHEDULE.equals(action)) {
+            if (executeTime == null) {
+                throw new IllegalArgumentException("\"" + RESCHEDULE + "\" needs an executeTime, such as "
+                        + "\"2026-12-03T10:00:00Z\"");
+            }
+            try {
+                return Instant.parse(executeTime);
+            }
+            catch (DateTimeParseException ex) {
+                throw new IllegalArgumentException("executeTime '" + executeTime + "' is not an ISO-8601 instant, "
+                        + "such as \"2026-12-03T10:00:00Z\"");
+            }
+        }
+        if (!REQUEUE.equals(action) && !CANCEL.equals(action) && !RUN_NOW.equals(action)) {
+            throw new IllegalArgumentException("unknown action '" + action + "'; the actions are \"" + REQUEUE
+                    + "\", \"" + CANCEL + "\", \"" + RUN_NOW + "\" and \"" + RESCHEDULE + "\"");
+        }
+        if (executeTime != null) {
+            throw new IllegalArgumentException("executeTime goes with \"" + RESCHEDULE + "\" only");
+        }
+        return null;
+    }
+
+    @Nullable
+    private static String whyNot(TaskDetails task, String action) {
+        if (REQUEUE.equals(action)) {
+            return (task.status() != TaskStatus.DEAD) ? "task " + task.taskId() + " is " + task.status()
+                    + "; only a DEAD task can be requeued" : null;
+        }
+        if (task.status() == TaskStatus.SCHEDULED) {
+            return null;
+        }
+        String reason = "task " + task.taskId() + " is " + task.status() + "; only a SCHEDULED task can be "
+                + pastTense(action);
+        return (task.status() == TaskStatus.DEAD) ? reason + " (requeue it first)" : reason;
+    }
+
+    private static String pastTense(String action) {
+        return switch (action) {
+            case CANCEL -> "cancelled";
+            case RUN_NOW -> "run now";
+            case RESCHEDULE -> "rescheduled";
+            default -> "requeued";
+        };
+    }
+
+    private boolean apply(long taskId, String action, @Nullable Instant executeTime) {
+        return switch (action) {
+            case REQUEUE -> this.service.requeueTask(taskId);
+            case CANCEL -> this.service.cancelTask(taskId);
+            case RUN_NOW -> this.service.rescheduleTask(taskId, this.clock.instant());
+            default -> this.service.rescheduleTask(taskId, executeTime);
+        };
+    }
+
+    private static ChangeDescriptor invalid(long taskId, String action, @Nullable String reason) {
+        return new ChangeDescriptor(taskId, action, ChangeStatus.INVALID_REQUEST, null, reason);
+    }
+
+    /**
+     * Every queue known to the cluster.
+     * @param queues the queues, by task type then priority
+     * @param lastReload the last run of the reload job on this instance, or {@code null}
+     */
+    public record QueuesDescriptor(List<QueueSummary> queues,
+            @Nullable ReloadRun lastReload) implements OperationResponseBody {
+    }
+
+    /**
+     * One page of dead tasks, newest first.
+     * @param page the page number
+     * @param size the page size
+     * @param tasks the tasks, each with its last error
+     */
+    public record DeadTasksDescriptor(int page, int size, List<TaskDescriptor> tasks) implements OperationResponseBody {
+    }
+
+    /**
+     * What the database holds of a task.
+     * @param taskId the id
+     * @param taskType the task type
+     * @param priority the priority
+     * @param executeTime when it is or was due
+     * @param status its status
+     * @param attempts how many runs it had
+     * @param lastError the error of its last failed run, or {@code null}
+     * @param bizKey its business key, or {@code null}
+     * @param parameters its parameters, or {@code null}; base64 in JSON
+     */
+    public record TaskDescriptor(long taskId, int taskType, int priority, Instant executeTime, TaskStatus status,
+            int attempts, @Nullable String lastError, @Nullable String bizKey,
+            byte @org.jspecify.annotations.Nullable [] parameters) implements OperationResponseBody {
+
+        static TaskDescriptor of(TaskDetails task) {
+            return new TaskDescriptor(task.taskId(), task.taskType(), task.priority(), task.executeTime(),
+                    task.status(), task.attempts(), task.lastError(), task.bizKey(), task.parameters());
+        }
+
+    }
+
+    /**
+     * The outcome of a change by hand.
+     * @param taskId the task's id
+     * @param action the action asked for
+     * @param status what happened
+     * @param task the task after the change, or as it is when the change was refused; {@code null} for an invalid
+     * request
+     * @param reason why nothing changed, or {@code null}
+     */
+    public record ChangeDescriptor(long taskId, String action, ChangeStatus status, @Nullable TaskDescriptor task,
+            @Nullable String reason) implements OperationResponseBody {
+    }
+
+    /**
+     * The outcome of a change of a queue by hand.
+     * @param taskType the queue's task type
+     * @param priority the queue's priority
+     * @param action the action asked for
+     * @param status what happened
+     * @param paused whether the queue is paused now, or {@code null} for an invalid request
+     * @param requeued how many dead tasks were requeued
+     * @param reason why the request was refused, or {@code null}
+     */
+    public record QueueChangeDescriptor(int taskType, int priority, String action, ChangeStatus status,
+            @Nullable Boolean paused, int requeued, @Nullable String reason) implements OperationResponseBody {
+    }
+
+    /**
+     * What happened to a change by hand.
+     */
+    public enum ChangeStatus {
+
+        /** The task or queue changed. */
+        CHANGED,
+
+        /** The queue was as asked already: paused, not paused, or without dead tasks to requeue. */
+        UNCHANGED,
+
+        /** The task's state does not allow the action. */
+        NOT_ALLOWED,
+
+        /** The body asked for no known action, or its execute time is missing or wrong. */
+        INVALID_REQUEST
+
+    }
+
+}
