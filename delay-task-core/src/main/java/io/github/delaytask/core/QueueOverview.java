@@ -62,8 +62,8 @@ public class QueueOverview {
             QueueStats stats = this.queues.stats(queue);
             LiveTasks pending = live.get(queue);
             summaries.add(new QueueSummary(queue.taskType(), queue.priority(), listening.get(queue),
-                    this.queues.paused(queue), stats.future(), stats.ready(), stats.inFlight(), (pending != null) ? pending.count() : 0,
-                    dead.getOrDefault(queue, 0L), Duration.ofMillis(stats.oldestDueWaitMillis()),
+                    this.queues.paused(queue), stats.future(), stats.ready(), stats.inFlight(),
+                    (pending != null) ? pending.count() : 0, dead.getOrDefault(queue, 0L), Duration.ofMillis(stats.oldestDueWaitMillis()),
                     (pending != null) ? Instant.ofEpochMilli(pending.firstExecuteTime()) : null));
         }
         return summaries;
@@ -95,7 +95,8 @@ public class QueueOverview {
      * when tasks are late
      */
     public record QueueSummary(int taskType, int priority, @Nullable String listener, boolean paused, long future,
-            long ready, long inflight, long pending, long dead, Duration oldestReadyAge, @Nullable Instant nextDueTime) {
+            long ready, long inflight, long pending, long dead, Duration oldestReadyAge,
+            @Nullable Instant nextDueTime) {
     }
 
 }
