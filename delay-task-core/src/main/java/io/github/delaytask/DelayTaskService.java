@@ -97,6 +97,8 @@ public interface DelayTaskService {
      * @return how many tasks this call requeued
      * @throws IllegalArgumentException if the type or priority is out of range
      * @throws DelayTaskException if the database could not be read or written; tasks requeued before stay requeued
+     * when the call is made outside a transaction, as it should be: inside one, a task refused for its business key
+     * fails the caller's transaction
      */
     int requeueDeadTasks(int taskType, int priority);
 
@@ -141,7 +143,8 @@ public interface DelayTaskService {
      * pause at their next claim, within {@code delay-task.listener.poll-interval}.
      * <p>
      * The flag lives in Redis: a Redis that loses its data (a restart without persistence, a flush, a fail-over to an
-     * empty replica) loses the pause too, and the queue runs again.
+     * empty replica) loses the pause too, and the queue runs again. Instances of versions without pauses ignore the
+     * flag: a pause holds once every instance runs this version.
      * @param taskType the task type
      * @param priority the priority
      * @return {@code true} if this call paused the queue; {@code false} if it was paused already

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A queue is known when the Redis registry has it, when this instance has a listener for it, or when the database
  * holds live or dead tasks of it: a queue whose Redis keys were lost, or whose tasks are not due within the preload
- * window yet, still shows. Each look costs two database queries (grouped by queue) and one Redis call per queue.
+ * window yet, still shows. Each look costs two database queries (grouped by queue) and two Redis calls per queue
+ * (its counts and its paused flag).
  */
 public class QueueOverview {
 

@@ -216,7 +216,8 @@ public class DelayTaskJobs implements SmartLifecycle {
         this.emptySince.keySet().retainAll(registered);
         for (QueueId queue : registered) {
             Claim moved = this.broker.moveDue(queue);
-            if (moved.nextDueInMillis() >= 0) {
+            // a paused queue stays in the registry, so that every instance still lists it
+            if (moved.nextDueInMillis() >= 0 || moved.paused()) {
                 this.emptySince.remove(queue);
                 continue;
             }

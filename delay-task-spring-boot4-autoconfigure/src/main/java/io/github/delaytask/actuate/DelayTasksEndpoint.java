@@ -26,9 +26,11 @@ import org.springframework.lang.Nullable;
 
 /**
  * The {@code delaytasks} Actuator endpoint: what each queue holds in Redis and in the database, one task, the dead
- * tasks newest first, and changes of one task by hand (requeue, cancel, run now, reschedule).
+ * tasks newest first, changes of one task by hand (requeue, cancel, run now, reschedule) and of one queue (pause,
+ * resume, requeue its dead tasks).
  * <p>
- * Paths below the endpoint: {@code tasks/{taskId}} (read and change) and {@code dead?page=&size=}. A change takes a
+ * Paths below the endpoint: {@code tasks/{taskId}} (read and change), {@code dead?page=&size=} and
+ * {@code queues/{taskType}/{priority}} (change). A change takes a
  * JSON body, {@code {"action": "reschedule", "executeTime": "2026-12-03T10:00:00Z"}}, which a cross-site form cannot
  * send.
  */
@@ -196,7 +198,8 @@ public class DelayTasksEndpoint {
      * @param taskType the queue's task type
      * @param priority the queue's priority
      * @param action {@value #PAUSE}, {@value #RESUME} or {@value #REQUEUE_DEAD}
-     * @return the outcome, or {@code null} if the cluster knows no such queue
+     * @return the outcome, or {@code null} if the cluster knows no such queue (a pause needs none: a queue may be
+     * paused before it is used)
      */
     @WriteOperation
     @Nullable
@@ -218,7 +221,9 @@ public class DelayTasksEndpoint {
             return new QueueChangeDescriptor(taskType, priority, action, ChangeStatus.INVALID_REQUEST, null, 0,
                     ex.getMessage());
         }
-        if (!this.overview.known(new QueueId(taskType, priority))) {
+        // a queue may be paused before any instance has its tasks or a listener for it: an operator holding off a
+        // downstream must not depend on which instance the request reaches
+        if (!PAUSE.equals(action) && !this.overview.known(new QueueId(taskType, priority))) {
             return null;
         }
         int requeued = 0;

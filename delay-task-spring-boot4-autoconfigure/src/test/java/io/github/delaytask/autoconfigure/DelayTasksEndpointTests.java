@@ -13,6 +13,8 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.actuate.DelayTasksEndpoint;
 import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.BootLine;
 import io.github.delaytask.testsupport.TestBackend;
@@ -326,6 +328,31 @@ class DelayTasksEndpointTests {
     }
 
     @Test
+    void pausesAQueueNoInstanceHasUsedYetWhichStaysListedWhileEmptyAndWhoseFirstTasksWait() {
+        this.runner.withPropertyValues("delay-task.reload-interval=200ms").run((context) -> {
+            MockMvc mvc = mvc(context);
+            mvc.perform(changeQueue(999, 0, "{\"action\": \"pause\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.status").value("CHANGED"))
+                .andExpect(jsonPath("$.paused").value(true));
+            // an empty queue that is not paused leaves the registry once refreshes found it empty for a reload interval
+            DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
+            TaskQueues queues = context.getBean(TaskQueues.class);
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> {
+                jobs.refreshNow();
+                return queues.queues().contains(new QueueId(999, 0));
+            });
+            mvc.perform(get("/actuator/delaytasks"))
+                .andExpect(jsonPath("$.queues[?(@.taskType == 999)].paused").value(true));
+
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(999).build());
+            assertThat(service.poll(999, 0)).isNull();
+            assertThat(service.findTask(id).orElseThrow().status()).isEqualTo(TaskStatus.SCHEDULED);
+        });
+    }
+
+    @Test
     void requeuesEveryDeadTaskOfAQueue() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
@@ -345,12 +372,13 @@ class DelayTasksEndpointTests {
     }
 
     @Test
-    void answers404ForAQueueTheClusterDoesNotKnowAnd400ForAnUnknownActionOrAQueueOutOfRange() {
+    void answers404ForAResumeOrRequeueOfAQueueTheClusterDoesNotKnowAnd400ForAnUnknownActionOrAQueueOutOfRange() {
         this.runner.run((context) -> {
             context.getBean(DelayTaskService.class)
                 .addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofHours(1)).build());
             MockMvc mvc = mvc(context);
-            mvc.perform(changeQueue(999, 0, "{\"action\": \"pause\"}")).andExpect(status().isNotFound());
+            mvc.perform(changeQueue(999, 0, "{\"action\": \"resume\"}")).andExpect(status().isNotFound());
+            mvc.perform(changeQueue(999, 0, "{\"action\": \"requeue-dead\"}")).andExpect(status().isNotFound());
             mvc.perform(changeQueue(NO_LISTENER, 0, "{\"action\": \"stop\"}"))
                 .andExpect(status().isBadRequest())
                 .andExpect(jsonPath("$.status").value("INVALID_REQUEST"))
