@@ -11,8 +11,12 @@ CREATE TABLE IF NOT EXISTS taskinfo (
     version      INT     NOT NULL DEFAULT 1,
     attempts     INT     NOT NULL DEFAULT 0,
     lease_until  BIGINT  NULL,
-    biz_key      VARCHAR(191) NULL
+    biz_key      VARCHAR(191) NULL,
+    -- the trace context of the task's add (delay-task.observation.enabled), one field=value line per field
+    trace_context VARCHAR(1000) NULL
 );
+-- schemas of earlier versions lack the trace context: added here (a change of the catalog only, no rewrite)
+ALTER TABLE taskinfo ADD COLUMN IF NOT EXISTS trace_context VARCHAR(1000) NULL;
 CREATE INDEX IF NOT EXISTS idx_taskinfo_execute_time ON taskinfo (execute_time, task_id);
 -- a business key is unique among live tasks; finished tasks leave taskinfo and free their key. Partial, as most
 -- tasks have none and a NULL entry per task would slow every add (all of them land on the same index page)

@@ -16,6 +16,7 @@ import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.TaskDetails;
+import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.NewTask;
@@ -64,8 +65,19 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     private final TaskEvents events;
 
+    private final TaskObservations observations;
+
     public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
             Clock clock, ServiceSettings settings, TaskEvents events) {
+        this(store, queues, broker, codec, clock, settings, events, TaskObservations.NONE);
+    }
+
+    /**
+     * @param observations the observations of adds, whose trace context is stored with the tasks
+     */
+    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
+            Clock clock, ServiceSettings settings, TaskEvents events, TaskObservations observations) {
+        this.observations = observations;
         this.store = store;
         this.broker = broker;
         this.codec = codec;
@@ -79,6 +91,11 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
     @Override
     public long addTask(DelayTask task) {
         NewTask newTask = newTask(task, this.clock.millis());
+        return this.observations.observeAdd(newTask.taskType(), newTask.priority(),
+                (traceContext) -> addTask(task, newTask.withTraceContext(traceContext)));
+    }
+
+    private long addTask(DelayTask task, NewTask newTask) {
         TaskStore.Insertion insertion;
         try {
             insertion = insert(newTask);
@@ -126,6 +143,11 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
         for (DelayTask task : tasks) {
             newTasks.add(newTask(task, now));
         }
+        return this.observations.observeAdds(tasks, (traceContext) -> addTasks(tasks, (traceContext != null)
+                ? newTasks.stream().map((task) -> task.withTraceContext(traceContext)).toList() : newTasks));
+    }
+
+    private List<Long> addTasks(List<DelayTask> tasks, List<NewTask> newTasks) {
         List<TaskStore.Insertion> insertions;
         try {
             insertions = this.store.insertAll(newTasks);

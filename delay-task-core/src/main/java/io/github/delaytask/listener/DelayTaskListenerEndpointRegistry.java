@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.core.TaskEvents;
+import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
@@ -39,6 +40,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private final TaskEvents events;
 
+    private final TaskObservations observations;
+
     private final TaskBroker.ScheduleListener scheduleListener = this::scheduled;
 
     private final List<ListenerContainer> containers = new CopyOnWriteArrayList<>();
@@ -51,6 +54,16 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
             TaskBroker broker, PayloadCodec codec, ListenerSettings settings, TaskEvents events) {
+        this(processor, broker, codec, settings, events, TaskObservations.NONE);
+    }
+
+    /**
+     * @param observations the observations of handler runs, which continue the trace stored with each task
+     */
+    public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
+            TaskBroker broker, PayloadCodec codec, ListenerSettings settings, TaskEvents events,
+            TaskObservations observations) {
+        this.observations = observations;
         this.processor = processor;
         this.broker = broker;
         this.codec = codec;
@@ -74,7 +87,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.acknowledger.start();
         for (ListenerEndpoint endpoint : endpoints) {
             this.containers.add(new ListenerContainer(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
-                    this.broker, this.workers, this.acknowledger, this.settings, this.events));
+                    this.broker, this.workers, this.acknowledger, this.settings, this.events,
+                    this.observations));
         }
         this.broker.addScheduleListener(this.scheduleListener);
         this.broker.consumes(this.containers.stream().map(ListenerContainer::queue).toList());

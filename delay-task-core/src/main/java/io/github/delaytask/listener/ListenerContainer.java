@@ -8,6 +8,7 @@ import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.core.TaskEvents;
+import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
@@ -44,6 +45,8 @@ final class ListenerContainer implements Runnable {
 
     private final TaskEvents events;
 
+    private final TaskObservations observations;
+
     private final Waiter waiter = new Waiter();
 
     /**
@@ -58,7 +61,8 @@ final class ListenerContainer implements Runnable {
     private Thread thread;
 
     ListenerContainer(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, TaskBroker broker, WorkerPool workers,
-            Acknowledger acknowledger, ListenerSettings settings, TaskEvents events) {
+            Acknowledger acknowledger, ListenerSettings settings, TaskEvents events, TaskObservations observations) {
+        this.observations = observations;
         this.acknowledger = acknowledger;
         this.events = events;
         this.endpoint = endpoint;
@@ -190,13 +194,8 @@ final class ListenerContainer implements Runnable {
         QueueId queue = task.queue();
         this.events.handlerStarting(queue, task.executeTime());
         long start = System.nanoTime();
-        Throwable failure = null;
-        try {
-            this.invoker.invoke(task.toDelayTask());
-        }
-        catch (Throwable ex) {
-            failure = ex;
-        }
+        Throwable failure = this.observations.observeHandler(task.taskType(), task.priority(), task.taskId(),
+                task.attempt(), task.traceContext(), () -> this.invoker.invoke(task.toDelayTask()));
         this.events.handlerFinished(queue, System.nanoTime() - start, failure == null);
         boolean handedOver = false;
         try {

@@ -27,6 +27,8 @@ public class DelayTaskMeters {
 
     private final int maxQueues;
 
+    private final boolean timeHandlers;
+
     private final Map<QueueId, QueueMeters> queues = new ConcurrentHashMap<>();
 
     /** Set once a queue was turned away, and said so: from then on no queue gets meters, and none waits for a lock. */
@@ -37,6 +39,18 @@ public class DelayTaskMeters {
      * @param maxQueues most queues given meters
      */
     public DelayTaskMeters(MeterRegistry registry, int maxQueues) {
+        this(registry, maxQueues, true);
+    }
+
+    /**
+     * @param registry where the meters go
+     * @param maxQueues most queues given meters
+     * @param timeHandlers whether to time handler runs on the {@code delaytask.listener} timer; not while the
+     * {@code delaytask.listener} observation is made, whose meter handler keeps a timer of that name with tags of its
+     * own, which a registry such as Prometheus's would refuse beside ours
+     */
+    public DelayTaskMeters(MeterRegistry registry, int maxQueues, boolean timeHandlers) {
+        this.timeHandlers = timeHandlers;
         Assert.isTrue(maxQueues >= 0, () -> "delay-task.metrics.max-queues (" + maxQueues + ") must not be negative");
         this.registry = registry;
         this.maxQueues = maxQueues;
@@ -71,7 +85,7 @@ public class DelayTaskMeters {
             }
             return null;
         }
-        meters = new QueueMeters(this.registry, queue);
+        meters = new QueueMeters(this.registry, queue, this.timeHandlers);
         this.queues.put(queue, meters);
         return meters;
     }

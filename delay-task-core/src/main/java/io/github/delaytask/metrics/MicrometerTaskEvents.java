@@ -10,6 +10,7 @@ import io.github.delaytask.redis.QueueId;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 
 /**
@@ -74,8 +75,9 @@ public class MicrometerTaskEvents implements TaskEvents {
     @Override
     public void handlerFinished(QueueId queue, long nanos, boolean succeeded) {
         QueueMeters queueMeters = this.meters.of(queue);
-        if (queueMeters != null) {
-            queueMeters.listener(succeeded).record(nanos, TimeUnit.NANOSECONDS);
+        Timer timer = (queueMeters != null) ? queueMeters.listener(succeeded) : null;
+        if (timer != null) {
+            timer.record(nanos, TimeUnit.NANOSECONDS);
         }
     }
 

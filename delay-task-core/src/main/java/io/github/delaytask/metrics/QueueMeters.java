@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import org.jspecify.annotations.Nullable;
 import io.micrometer.core.instrument.Timer;
 
 /**
@@ -43,15 +44,18 @@ final class QueueMeters {
 
     private final Timer lateness;
 
-    private final Timer succeeded;
+    private final @Nullable Timer succeeded;
 
-    private final Timer failed;
+    private final @Nullable Timer failed;
 
     private volatile QueueStats stats = QueueStats.EMPTY;
 
     private volatile long deadTasks;
 
-    QueueMeters(MeterRegistry registry, QueueId queue) {
+    /**
+     * @param timeHandlers whether to keep the {@code delaytask.listener} timers
+     */
+    QueueMeters(MeterRegistry registry, QueueId queue, boolean timeHandlers) {
         Tags tags = Tags.of("task.type", Integer.toString(queue.taskType()), "task.priority",
                 Integer.toString(queue.priority()));
         this.added = Counter.builder(ADDED)
@@ -73,8 +77,8 @@ final class QueueMeters {
             .description("Time from a task's execute time to the start of its handler")
             .tags(tags)
             .register(registry);
-        this.succeeded = listenerTimer(registry, tags, "success");
-        this.failed = listenerTimer(registry, tags, "failure");
+        this.succeeded = timeHandlers ? listenerTimer(registry, tags, "success") : null;
+        this.failed = timeHandlers ? listenerTimer(registry, tags, "failure") : null;
         sizeGauge(registry, tags, "future", QueueStats::future);
         sizeGauge(registry, tags, "ready", QueueStats::ready);
         sizeGauge(registry, tags, "inflight", QueueStats::inFlight);
@@ -121,7 +125,8 @@ final class QueueMeters {
         return this.lateness;
     }
 
-    Timer listener(boolean succeeded) {
+    /** The timer of handler runs; null while the {@code delaytask.listener} observation times them. */
+    @Nullable Timer listener(boolean succeeded) {
         return succeeded ? this.succeeded : this.failed;
     }
 

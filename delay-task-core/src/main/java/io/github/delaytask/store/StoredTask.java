@@ -14,9 +14,17 @@ import io.github.delaytask.redis.QueueId;
  * @param attempts how many runs of its handler ended with a recorded outcome (a failure, as a task that succeeded
  * leaves the table); a claim that never started its handler, or a run lost with its instance, does not count
  * @param leaseUntil while a consumer holds it, when its lease ends (epoch ms, Redis time); otherwise null
+ * @param traceContext the trace context its add stored, as text; read by claims while observations are on, null
+ * otherwise
  */
 public record StoredTask(long taskId, int taskType, int priority, long executeTime, byte[] parameters, int version,
-        int attempts, Long leaseUntil) {
+        int attempts, Long leaseUntil, String traceContext) {
+
+    /** A task without a trace context. */
+    public StoredTask(long taskId, int taskType, int priority, long executeTime, byte[] parameters, int version,
+            int attempts, Long leaseUntil) {
+        this(taskId, taskType, priority, executeTime, parameters, version, attempts, leaseUntil, null);
+    }
 
     public QueueId queue() {
         return new QueueId(this.taskType, this.priority);
@@ -41,7 +49,7 @@ public record StoredTask(long taskId, int taskType, int priority, long executeTi
     /** The same task after a successful claim. */
     public StoredTask claimed(long leaseUntil) {
         return new StoredTask(this.taskId, this.taskType, this.priority, this.executeTime, this.parameters,
-                this.version + 1, this.attempts, leaseUntil);
+                this.version + 1, this.attempts, leaseUntil, this.traceContext);
     }
 
 }

@@ -38,7 +38,8 @@ import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.TRANS
 @ConditionalOnBooleanProperty(name = "delay-task.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayTaskProperties.class)
 @Import({ DelayTaskConfigurations.ClockConfiguration.class, DelayTaskConfigurations.KeysConfiguration.class,
-        DelayTaskConfigurations.StoreConfiguration.class, DelayTaskJsonConfiguration.class,
+        DelayTaskConfigurations.ObservationConfiguration.class, DelayTaskConfigurations.StoreConfiguration.class,
+        DelayTaskJsonConfiguration.class,
         DelayTaskConfigurations.ServiceConfiguration.class, DelayTaskConfigurations.ListenerConfiguration.class,
         DelayTaskConfigurations.JobsConfiguration.class })
 public class DelayTaskAutoConfiguration {

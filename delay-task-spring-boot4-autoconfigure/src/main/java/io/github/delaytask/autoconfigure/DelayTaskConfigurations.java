@@ -18,6 +18,9 @@ import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.listener.ListenerSettings;
 import io.github.delaytask.lock.RedisDistributedLocks;
+import io.github.delaytask.observation.DelayTaskAddObservationConvention;
+import io.github.delaytask.observation.DelayTaskListenerObservationConvention;
+import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
@@ -28,6 +31,7 @@ import io.github.delaytask.store.mybatis.MybatisSetup;
 import io.github.delaytask.store.mybatis.MybatisTaskStore;
 import io.github.delaytask.store.mybatis.TaskInfoLogMapper;
 import io.github.delaytask.store.mybatis.TaskInfoMapper;
+import io.micrometer.observation.ObservationRegistry;
 import org.mybatis.spring.SqlSessionTemplate;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -104,6 +108,26 @@ final class DelayTaskConfigurations {
 
     }
 
+    /** The observations of adds and handler runs, when turned on and the application has a registry. */
+    @Configuration(proxyBeanMethods = false)
+    static class ObservationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        TaskObservations delayTaskObservations(DelayTaskProperties properties,
+                ObjectProvider<ObservationRegistry> registry,
+                ObjectProvider<DelayTaskAddObservationConvention> addConvention,
+                ObjectProvider<DelayTaskListenerObservationConvention> listenerConvention) {
+            ObservationRegistry observationRegistry = registry.getIfUnique();
+            if (!properties.getObservation().isEnabled() || observationRegistry == null) {
+                return TaskObservations.NONE;
+            }
+            return new TaskObservations(observationRegistry, addConvention.getIfUnique(),
+                    listenerConvention.getIfUnique());
+        }
+
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class StoreConfiguration {
 
@@ -117,7 +141,7 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         TaskStore delayTaskStore(SqlSessionTemplate sqlSessionTemplate,
                 ObjectProvider<OptimisticLockerInnerInterceptor> lockers,
-                ObjectProvider<PlatformTransactionManager> transactionManager) {
+                ObjectProvider<PlatformTransactionManager> transactionManager, TaskObservations observations) {
             MybatisSetup.installOptimisticLock(sqlSessionTemplate.getConfiguration(),
                     lockers.getIfAvailable(OptimisticLockerInnerInterceptor::new));
             DataSource dataSource = sqlSessionTemplate.getConfiguration().getEnvironment().getDataSource();
@@ -126,7 +150,7 @@ final class DelayTaskConfigurations {
             return new MybatisTaskStore(MybatisSetup.mapper(sqlSessionTemplate, TaskInfoMapper.class),
                     MybatisSetup.mapper(sqlSessionTemplate, TaskInfoLogMapper.class), transactions,
                     new JdbcTemplate(dataSource),
-                    MybatisSetup.identifierGenerator(sqlSessionTemplate.getConfiguration()));
+                    MybatisSetup.identifierGenerator(sqlSessionTemplate.getConfiguration()), observations.enabled());
         }
 
         @Bean
@@ -170,12 +194,12 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker,
                 DelayTaskProperties properties, PayloadCodec codec, RetryPolicy retryPolicy,
-                BeanFactory beanFactory, ObjectProvider<TaskEvents> events) {
+                BeanFactory beanFactory, ObjectProvider<TaskEvents> events, TaskObservations observations) {
             ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
                     properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(),
                     properties.getRedis().getHandOffTimeout(), retryPolicy);
             return new DefaultDelayTaskService(store, queues, broker, codec, clock(beanFactory), settings,
-                    events(events));
+                    events(events), observations);
         }
 
     }
@@ -195,12 +219,13 @@ final class DelayTaskConfigurations {
         DelayTaskListenerEndpointRegistry delayTaskListenerEndpointRegistry(
                 DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker, PayloadCodec codec,
                 RetryPolicy retryPolicy, DelayTaskProperties properties, Environment environment,
-                ObjectProvider<TaskEvents> events) {
+                ObjectProvider<TaskEvents> events, TaskObservations observations) {
             DelayTaskProperties.Listener listener = properties.getListener();
             ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                     listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
                     properties.getLease(), retryPolicy, virtualThreads(environment));
-            return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings, events(events));
+            return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings, events(events),
+                    observations);
         }
 
         /** Boot's own test of {@code spring.threads.virtual.enabled}, which works on Java 21 and later only. */

@@ -7,6 +7,7 @@ import io.github.delaytask.metrics.DelayTaskMeters;
 import io.github.delaytask.metrics.MicrometerTaskEvents;
 import io.github.delaytask.metrics.PurgedHistoryMeter;
 import io.github.delaytask.metrics.QueueStatsSampler;
+import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
@@ -53,8 +54,11 @@ public class DelayTaskMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DelayTaskMeters delayTaskMeters(MeterRegistry registry, DelayTaskProperties properties) {
-        return new DelayTaskMeters(registry, properties.getMetrics().getMaxQueues());
+    DelayTaskMeters delayTaskMeters(MeterRegistry registry, DelayTaskProperties properties,
+            ObjectProvider<TaskObservations> observations) {
+        // the observation's meter handler times handler runs under the same name, with tags of its own
+        boolean observed = observations.getIfAvailable(() -> TaskObservations.NONE).enabled();
+        return new DelayTaskMeters(registry, properties.getMetrics().getMaxQueues(), !observed);
     }
 
     @Bean

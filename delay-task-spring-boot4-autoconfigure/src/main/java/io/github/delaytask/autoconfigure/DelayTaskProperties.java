@@ -65,6 +65,8 @@ public class DelayTaskProperties {
 
     private final Metrics metrics = new Metrics();
 
+    private final Observation observation = new Observation();
+
     private final Health health = new Health();
 
     private final History history = new History();
@@ -147,6 +149,10 @@ public class DelayTaskProperties {
 
     public Metrics getMetrics() {
         return this.metrics;
+    }
+
+    public Observation getObservation() {
+        return this.observation;
     }
 
     public Health getHealth() {
@@ -422,6 +428,25 @@ public class DelayTaskProperties {
 
         public void setMaxQueues(int maxQueues) {
             this.maxQueues = maxQueues;
+        }
+
+    }
+
+    public static class Observation {
+
+        /**
+         * Whether to make the delaytask.add and delaytask.listener observations. Each add's trace context is then
+         * stored with its task, in the column taskinfo.trace_context, and the run of its handler continues the
+         * trace.
+         */
+        private boolean enabled;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
 
     }

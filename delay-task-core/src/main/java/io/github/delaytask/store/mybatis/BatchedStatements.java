@@ -13,6 +13,7 @@ import io.github.delaytask.store.StoredTask;
 
 import org.springframework.jdbc.core.BatchPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -24,6 +25,9 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     private static final String INSERT_TASK = "INSERT INTO taskinfo (task_id, task_type, priority, execute_time, "
             + "parameters, version, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, 0, ?)";
+
+    private static final String INSERT_TRACED_TASK = "INSERT INTO taskinfo (task_id, task_type, priority, "
+            + "execute_time, parameters, version, attempts, biz_key, trace_context) VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?)";
 
     private static final String INSERT_LOG = "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, "
             + "parameters, version, status, attempts, biz_key) VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?)";
@@ -49,11 +53,16 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     private final String logExecuted;
 
+    private final boolean traced;
+
     /**
      * @param clock the expression of {@link #clockExpression()}
+     * @param traced whether adds write and claims read the trace context
      */
-    BatchedStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, String clock) {
+    BatchedStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, String clock,
+            boolean traced) {
         this.jdbc = jdbc;
+        this.traced = traced;
         this.transactions = new TransactionTemplate(transactionManager);
         this.clock = clock;
         this.logExecuted = LOG_EXECUTED.formatted(clock);
@@ -66,19 +75,20 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     @Override
     public void insertAll(List<StoredTask> rows, List<NewTask> tasks) {
-        this.jdbc.batchUpdate(INSERT_TASK, new RowsSetter(rows, tasks, false));
-        this.jdbc.batchUpdate(INSERT_LOG, new RowsSetter(rows, tasks, true));
+        this.jdbc.batchUpdate(this.traced ? INSERT_TRACED_TASK : INSERT_TASK,
+                new RowsSetter(rows, tasks, false, this.traced));
+        this.jdbc.batchUpdate(INSERT_LOG, new RowsSetter(rows, tasks, true, false));
     }
 
     @Override
     public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
-        StringJoiner select = new StringJoiner(", ", "SELECT " + LIVE_COLUMNS + " FROM taskinfo WHERE task_id IN (",
-                ") FOR UPDATE SKIP LOCKED");
+        StringJoiner select = new StringJoiner(", ", "SELECT " + (this.traced ? TRACED_COLUMNS : LIVE_COLUMNS)
+                + " FROM taskinfo WHERE task_id IN (", ") FOR UPDATE SKIP LOCKED");
+        RowMapper<StoredTask> mapper = this.traced ? DatabaseStatements::tracedTask : DatabaseStatements::storedTask;
         taskIds.forEach((id) -> select.add("?"));
         List<StoredTask> won = this.transactions.execute((tx) -> {
             List<StoredTask> candidates = new ArrayList<>(taskIds.size());
-            for (StoredTask task : this.jdbc.query(select.toString(), DatabaseStatements::storedTask,
-                    taskIds.toArray())) {
+            for (StoredTask task : this.jdbc.query(select.toString(), mapper, taskIds.toArray())) {
                 if (!task.leasedAt(now) && task.executeTime() <= now) {
                     candidates.add(task);
                 }
@@ -158,8 +168,11 @@ abstract class BatchedStatements implements DatabaseStatements {
         }
     }
 
-    /** Binds the rows of new tasks to {@link #INSERT_TASK} or, with the status, to {@link #INSERT_LOG}. */
-    private record RowsSetter(List<StoredTask> rows, List<NewTask> tasks, boolean log)
+    /**
+     * Binds the rows of new tasks to {@link #INSERT_TASK}, with the trace context to {@link #INSERT_TRACED_TASK}, or,
+     * with the status, to {@link #INSERT_LOG}.
+     */
+    private record RowsSetter(List<StoredTask> rows, List<NewTask> tasks, boolean log, boolean traced)
             implements BatchPreparedStatementSetter {
 
         @Override
@@ -174,7 +187,10 @@ abstract class BatchedStatements implements DatabaseStatements {
             if (this.log) {
                 statement.setInt(next++, TaskStatus.SCHEDULED.code());
             }
-            statement.setString(next, this.tasks.get(i).bizKey());
+            statement.setString(next++, this.tasks.get(i).bizKey());
+            if (this.traced) {
+                statement.setString(next, this.tasks.get(i).traceContext());
+            }
         }
 
         @Override

@@ -28,6 +28,12 @@ interface DatabaseStatements {
     String LIVE_COLUMNS = "task_id, task_type, priority, execute_time, parameters, version, attempts, lease_until";
 
     /**
+     * The columns of a live task with its trace context, in the order {@link #tracedTask} maps them; read only while
+     * observations are on, so that a schema without the column serves every other application.
+     */
+    String TRACED_COLUMNS = LIVE_COLUMNS + ", trace_context";
+
+    /**
      * Whether a batch of new tasks without business keys is stored by one statement, which commits on its own when
      * the caller has no transaction; otherwise a batch needs a transaction.
      */
@@ -77,19 +83,23 @@ interface DatabaseStatements {
      */
     int deleteFinished(int status, long finishedBefore, boolean unstamped, int limit);
 
-    /** The statements of the database the template reaches: PostgreSQL, MySQL and MariaDB, or H2. */
-    static DatabaseStatements detect(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
+    /**
+     * The statements of the database the template reaches: PostgreSQL, MySQL and MariaDB, or H2.
+     * @param traced whether adds write and claims read the trace context
+     */
+    static DatabaseStatements detect(JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
+            boolean traced) {
         String product = jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()
             .getDatabaseProductName());
         String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
         if (name.contains("postgres")) {
-            return new PostgreSqlStatements(jdbc, transactionManager);
+            return new PostgreSqlStatements(jdbc, transactionManager, traced);
         }
         if (name.contains("mysql") || name.contains("mariadb")) {
-            return new MySqlStatements(jdbc, transactionManager);
+            return new MySqlStatements(jdbc, transactionManager, traced);
         }
         if (name.contains("h2")) {
-            return new H2Statements(jdbc, transactionManager);
+            return new H2Statements(jdbc, transactionManager, traced);
         }
         throw new IllegalStateException("delay-task supports PostgreSQL, MySQL, MariaDB and H2, not " + product);
     }
@@ -100,6 +110,13 @@ interface DatabaseStatements {
         Long lease = row.wasNull() ? null : leaseUntil;
         return new StoredTask(row.getLong(1), row.getInt(2), row.getInt(3), row.getLong(4), row.getBytes(5),
                 row.getInt(6), row.getInt(7), lease);
+    }
+
+    /** Maps the columns of {@link #TRACED_COLUMNS}, in that order. */
+    static StoredTask tracedTask(ResultSet row, int number) throws SQLException {
+        StoredTask task = storedTask(row, number);
+        return new StoredTask(task.taskId(), task.taskType(), task.priority(), task.executeTime(), task.parameters(),
+                task.version(), task.attempts(), task.leaseUntil(), row.getString(9));
     }
 
 }

@@ -19,8 +19,8 @@ final class H2Statements extends BatchedStatements {
     private static final String DELETE_UNSTAMPED = "DELETE FROM taskinfo_logs WHERE status = ? AND status <> 0 "
             + "AND finished_at IS NULL AND execute_time < ? FETCH FIRST ? ROWS ONLY";
 
-    H2Statements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
-        super(jdbc, transactionManager, CLOCK);
+    H2Statements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, boolean traced) {
+        super(jdbc, transactionManager, CLOCK, traced);
     }
 
     @Override

@@ -52,8 +52,8 @@ final class MySqlStatements extends BatchedStatements {
 
     private volatile boolean purgeIndexHint = true;
 
-    MySqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
-        super(jdbc, transactionManager, CLOCK);
+    MySqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, boolean traced) {
+        super(jdbc, transactionManager, CLOCK, traced);
     }
 
     @Override

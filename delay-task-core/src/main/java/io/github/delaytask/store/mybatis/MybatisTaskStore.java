@@ -53,6 +53,12 @@ public class MybatisTaskStore implements TaskStore {
             + "the statements of the README ('Upgrading a schema created by an earlier version'), or let the starter "
             + "run the schema script (delay-task.jdbc.initialize-schema=always; PostgreSQL and H2 only)";
 
+    private static final String MISSING_TRACE_CONTEXT = "The delay-task schema has no column taskinfo.trace_context, "
+            + "which stores the trace context of each add while delay-task.observation.enabled is true (schemas of "
+            + "earlier versions lack it): add it with the statement of the README ('Upgrading a schema created by an "
+            + "earlier version'), let the starter run the schema script (delay-task.jdbc.initialize-schema=always; "
+            + "PostgreSQL and H2 only), or turn observations off";
+
     /** Most new tasks one statement stores; a larger batch takes several, in one transaction. */
     static final int INSERT_CHUNK = 1000;
 
@@ -71,11 +77,23 @@ public class MybatisTaskStore implements TaskStore {
 
     private final IdentifierGenerator ids;
 
+    private final boolean traced;
+
     /** Chosen on first use, not in the constructor, which must not reach the database. */
     private volatile DatabaseStatements statements;
 
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
             JdbcTemplate jdbc, IdentifierGenerator ids) {
+        this(tasks, logs, transactions, jdbc, ids, false);
+    }
+
+    /**
+     * @param traced whether adds store and claims read the trace context of {@link NewTask#traceContext()}, in the
+     * column {@code taskinfo.trace_context}, which a schema needs only then
+     */
+    public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
+            JdbcTemplate jdbc, IdentifierGenerator ids, boolean traced) {
+        this.traced = traced;
         this.tasks = tasks;
         this.logs = logs;
         this.transactions = transactions;
@@ -88,7 +106,7 @@ public class MybatisTaskStore implements TaskStore {
     private DatabaseStatements statements() {
         DatabaseStatements chosen = this.statements;
         if (chosen == null) {
-            chosen = DatabaseStatements.detect(this.jdbc, this.transactions.getTransactionManager());
+            chosen = DatabaseStatements.detect(this.jdbc, this.transactions.getTransactionManager(), this.traced);
             this.statements = chosen;
         }
         return chosen;
@@ -174,7 +192,7 @@ public class MybatisTaskStore implements TaskStore {
         List<StoredTask> rows = new ArrayList<>(tasks.size());
         for (NewTask task : tasks) {
             rows.add(new StoredTask(idOf(task), task.taskType(), task.priority(), task.executeTime(),
-                    task.parameters(), 1, 0, null));
+                    task.parameters(), 1, 0, null, task.traceContext()));
         }
         statements().insertAll(rows, tasks);
         return rows;
@@ -459,9 +477,26 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public void checkSchema() {
+        Set<String> columns = columnsOf("taskinfo_logs");
+        if (columns != null && !columns.contains("finished_at")) {
+            throw new IllegalStateException(MISSING_FINISHED_AT);
+        }
+        if (this.traced) {
+            columns = columnsOf("taskinfo");
+            if (columns != null && !columns.contains("trace_context")) {
+                throw new IllegalStateException(MISSING_TRACE_CONTEXT);
+            }
+        }
+    }
+
+    /**
+     * The columns of a table in lower case; null when there is no such table: a schema still to be created, or in
+     * another schema than the one searched first, which the statements that use it will report.
+     */
+    private Set<String> columnsOf(String table) {
         Set<String> columns = new HashSet<>();
         try {
-            this.jdbc.query("SELECT * FROM taskinfo_logs WHERE 1 = 0", (ResultSetExtractor<Void>) (rows) -> {
+            this.jdbc.query("SELECT * FROM " + table + " WHERE 1 = 0", (ResultSetExtractor<Void>) (rows) -> {
                 ResultSetMetaData metaData = rows.getMetaData();
                 for (int i = 1; i <= metaData.getColumnCount(); i++) {
                     columns.add(metaData.getColumnName(i).toLowerCase(Locale.ROOT));
@@ -470,13 +505,9 @@ public class MybatisTaskStore implements TaskStore {
             });
         }
         catch (BadSqlGrammarException ex) {
-            // no table at all: a schema still to be created, or in another schema than the one searched first; the
-            // statements that use it will say so
-            return;
+            return null;
         }
-        if (!columns.contains("finished_at")) {
-            throw new IllegalStateException(MISSING_FINISHED_AT);
-        }
+        return columns;
     }
 
     @Override

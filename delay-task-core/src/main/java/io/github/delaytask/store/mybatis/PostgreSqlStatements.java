@@ -38,6 +38,8 @@ final class PostgreSqlStatements implements DatabaseStatements {
             + "RETURNING t.task_id, t.task_type, t.priority, t.execute_time, t.parameters, t.version, t.attempts, "
             + "t.lease_until";
 
+    private static final String CLAIM_DUE_TRACED = CLAIM_DUE + ", t.trace_context";
+
     private static final String CLOCK = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
 
     // no join whose size the planner has to guess: on a table never analyzed it guesses one row, and a nested loop
@@ -53,6 +55,18 @@ final class PostgreSqlStatements implements DatabaseStatements {
             + "execute_time, parameters, version, attempts, biz_key) SELECT task_id, task_type, priority, "
             + "execute_time, parameters, 1, 0, biz_key FROM unnest(?::bigint[], ?::int[], ?::int[], ?::bigint[], "
             + "?::bytea[], ?::varchar[]) AS n (task_id, task_type, priority, execute_time, parameters, biz_key) "
+            + "RETURNING task_id, task_type, priority, execute_time, parameters, biz_key) "
+            + "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, parameters, version, status, "
+            + "attempts, biz_key) SELECT task_id, task_type, priority, execute_time, parameters, 1, ?, 0, biz_key "
+            + "FROM task";
+
+    // the same with the trace context, an eighth array: while observations are on only, so that a schema without
+    // the column serves every other application
+    private static final String INSERT_ALL_TRACED = "WITH task AS (INSERT INTO taskinfo (task_id, task_type, "
+            + "priority, execute_time, parameters, version, attempts, biz_key, trace_context) SELECT task_id, "
+            + "task_type, priority, execute_time, parameters, 1, 0, biz_key, trace_context FROM unnest(?::bigint[], "
+            + "?::int[], ?::int[], ?::bigint[], ?::bytea[], ?::varchar[], ?::varchar[]) AS n (task_id, task_type, "
+            + "priority, execute_time, parameters, biz_key, trace_context) "
             + "RETURNING task_id, task_type, priority, execute_time, parameters, biz_key) "
             + "INSERT INTO taskinfo_logs (task_id, task_type, priority, execute_time, parameters, version, status, "
             + "attempts, biz_key) SELECT task_id, task_type, priority, execute_time, parameters, 1, ?, 0, biz_key "
@@ -77,8 +91,11 @@ final class PostgreSqlStatements implements DatabaseStatements {
 
     private final TransactionTemplate ownTransaction;
 
-    PostgreSqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
+    private final boolean traced;
+
+    PostgreSqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, boolean traced) {
         this.jdbc = jdbc;
+        this.traced = traced;
         this.ownTransaction = new TransactionTemplate(transactionManager);
         this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
     }
@@ -91,13 +108,13 @@ final class PostgreSqlStatements implements DatabaseStatements {
     @Override
     public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
         return this.jdbc.query((connection) -> {
-            PreparedStatement statement = prepare(connection, CLAIM_DUE);
+            PreparedStatement statement = prepare(connection, this.traced ? CLAIM_DUE_TRACED : CLAIM_DUE);
             statement.setLong(1, leaseUntil);
             statement.setArray(2, bigints(connection, taskIds));
             statement.setLong(3, now);
             statement.setLong(4, now);
             return statement;
-        }, DatabaseStatements::storedTask);
+        }, this.traced ? DatabaseStatements::tracedTask : DatabaseStatements::storedTask);
     }
 
     @Override
@@ -136,6 +153,7 @@ final class PostgreSqlStatements implements DatabaseStatements {
         Integer[] priorities = new Integer[size];
         Long[] executeTimes = new Long[size];
         byte[][] parameters = new byte[size][];
+        String[] traceContexts = new String[size];
         for (int i = 0; i < size; i++) {
             StoredTask task = tasks.get(i);
             ids[i] = task.taskId();
@@ -144,18 +162,23 @@ final class PostgreSqlStatements implements DatabaseStatements {
             executeTimes[i] = task.executeTime();
             parameters[i] = task.parameters();
             bizKeys[i] = newTasks.get(i).bizKey();
+            traceContexts[i] = newTasks.get(i).traceContext();
         }
         this.jdbc.update((connection) -> {
             // reads no table, so no plan of it can go stale: the server may keep it, which halves the cost of a
             // single add (parsing and planning this statement costs more than running it)
-            PreparedStatement statement = connection.prepareStatement(INSERT_ALL);
+            PreparedStatement statement = connection.prepareStatement(this.traced ? INSERT_ALL_TRACED : INSERT_ALL);
             statement.setArray(1, connection.createArrayOf("bigint", ids));
             statement.setArray(2, connection.createArrayOf("integer", types));
             statement.setArray(3, connection.createArrayOf("integer", priorities));
             statement.setArray(4, connection.createArrayOf("bigint", executeTimes));
             statement.setArray(5, connection.createArrayOf("bytea", parameters));
             statement.setArray(6, connection.createArrayOf("varchar", bizKeys));
-            statement.setInt(7, TaskStatus.SCHEDULED.code());
+            int next = 7;
+            if (this.traced) {
+                statement.setArray(next++, connection.createArrayOf("varchar", traceContexts));
+            }
+            statement.setInt(next, TaskStatus.SCHEDULED.code());
             return statement;
         });
     }

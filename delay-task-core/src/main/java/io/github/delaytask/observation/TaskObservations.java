@@ -1,0 +1,143 @@
+package io.github.delaytask.observation;
+
+import java.util.List;
+import java.util.function.Function;
+
+import io.github.delaytask.DelayTask;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Makes the observations of adds and handler runs, and hands the trace context between them: an add's context is
+ * given to the store as text, a run's observation continues from the text stored with its task. Public for wiring.
+ * <p>
+ * {@link #NONE} observes nothing and costs nothing: no context is made, no text stored.
+ */
+public final class TaskObservations {
+
+    /** Observes nothing. */
+    public static final TaskObservations NONE = new TaskObservations(ObservationRegistry.NOOP, null, null);
+
+    private static final DelayTaskAddObservationConvention DEFAULT_ADD = new DefaultDelayTaskAddObservationConvention();
+
+    private static final DelayTaskListenerObservationConvention DEFAULT_LISTENER =
+            new DefaultDelayTaskListenerObservationConvention();
+
+    private final ObservationRegistry registry;
+
+    private final @Nullable DelayTaskAddObservationConvention addConvention;
+
+    private final @Nullable DelayTaskListenerObservationConvention listenerConvention;
+
+    /**
+     * @param registry where observations are made
+     * @param addConvention the convention of adds, or null for the default
+     * @param listenerConvention the convention of handler runs, or null for the default
+     */
+    public TaskObservations(ObservationRegistry registry, @Nullable DelayTaskAddObservationConvention addConvention,
+            @Nullable DelayTaskListenerObservationConvention listenerConvention) {
+        this.registry = registry;
+        this.addConvention = addConvention;
+        this.listenerConvention = listenerConvention;
+    }
+
+    /** Whether observations are made, and so whether tasks carry a trace context. */
+    public boolean enabled() {
+        return !this.registry.isNoop();
+    }
+
+    /**
+     * Add one task under an observation.
+     * @param add stores the task with the trace context it is given (null when there is none) and returns its id
+     * @return the id
+     */
+    public long observeAdd(int taskType, int priority, Function<@Nullable String, Long> add) {
+        if (!enabled()) {
+            return add.apply(null);
+        }
+        DelayTaskAddContext context = new DelayTaskAddContext(taskType, priority, 1);
+        Long id = DelayTaskObservation.ADD
+            .observation(this.addConvention, DEFAULT_ADD, () -> context, this.registry)
+            .observe(() -> {
+                Long taskId = add.apply(TraceContexts.encode(context.getCarrier()));
+                context.setTaskId(taskId);
+                return taskId;
+            });
+        return id;
+    }
+
+    /**
+     * Add a batch of tasks under one observation, all with its trace context.
+     * @param add stores the tasks with the trace context it is given (null when there is none) and returns their ids
+     * @return the ids
+     */
+    public List<Long> observeAdds(List<DelayTask> tasks, Function<@Nullable String, List<Long>> add) {
+        if (!enabled()) {
+            return add.apply(null);
+        }
+        Integer type = null;
+        Integer priority = null;
+        if (!tasks.isEmpty()) {
+            type = tasks.get(0).getTaskType();
+            priority = tasks.get(0).getPriority();
+            for (DelayTask task : tasks) {
+                type = (type != null && type == task.getTaskType()) ? type : null;
+                priority = (priority != null && priority == task.getPriority()) ? priority : null;
+            }
+        }
+        DelayTaskAddContext context = new DelayTaskAddContext(type, priority, tasks.size());
+        List<Long> ids = DelayTaskObservation.ADD
+            .observation(this.addConvention, DEFAULT_ADD, () -> context, this.registry)
+            .observe(() -> add.apply(TraceContexts.encode(context.getCarrier())));
+        return (ids != null) ? ids : List.of();
+    }
+
+    /**
+     * Run a handler under an observation that continues the trace stored with its task.
+     * @param traceContext the text stored with the task, or null
+     * @param handler the run
+     * @return what the handler threw, or null when it returned
+     */
+    public @Nullable Throwable observeHandler(int taskType, int priority, long taskId, int attempt,
+            @Nullable String traceContext, Handler handler) {
+        if (!enabled()) {
+            return run(handler);
+        }
+        DelayTaskListenerContext context = new DelayTaskListenerContext(taskType, priority, taskId, attempt,
+                TraceContexts.decode(traceContext));
+        Observation observation = DelayTaskObservation.LISTENER
+            .observation(this.listenerConvention, DEFAULT_LISTENER, () -> context, this.registry)
+            .start();
+        Throwable failure;
+        try (Observation.Scope scope = observation.openScope()) {
+            failure = run(handler);
+        }
+        context.setSucceeded(failure == null);
+        if (failure != null) {
+            observation.error(failure);
+        }
+        observation.stop();
+        return failure;
+    }
+
+    private static @Nullable Throwable run(Handler handler) {
+        try {
+            handler.run();
+            return null;
+        }
+        catch (Throwable ex) {
+            return ex;
+        }
+    }
+
+    /** A run of a handler. */
+    @FunctionalInterface
+    public interface Handler {
+
+        /** Runs the handler. */
+        void run() throws Exception;
+
+    }
+
+}
