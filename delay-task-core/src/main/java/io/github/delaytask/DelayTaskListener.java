@@ -18,7 +18,8 @@ import java.lang.annotation.Target;
  * ({@code delay-task.listener.*}). At most one method may handle a given type and priority.
  * <p>
  * Unset retry attributes take their value from {@code delay-task.retry.*}. The duration attributes accept
- * {@code 30s} or {@code PT30S} forms and {@code ${...}} placeholders; the numeric attributes are plain values.
+ * {@code 30s} or {@code PT30S} forms and {@code ${...}} placeholders; the numeric attributes are plain values, but
+ * {@link #concurrency()}, which takes placeholders too.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -42,5 +43,12 @@ public @interface DelayTaskListener {
 
     /** Longest delay between attempts, such as {@code 10m}; empty for the default. */
     String maxDelay() default "";
+
+    /**
+     * Most tasks of this listener an instance holds at once, running or claimed to run, such as {@code 4} or
+     * {@code ${orders.concurrency}}: so that a slow downstream cannot take every thread of the shared pool
+     * ({@code delay-task.listener.concurrency}), which bounds it too. Empty for no limit of its own.
+     */
+    String concurrency() default "";
 
 }

@@ -67,7 +67,7 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         ListenerEndpoint endpoint = new ListenerEndpoint(new QueueId(annotation.taskType(), annotation.priority()),
                 bean, beanName, invocable);
         endpoint = new ListenerEndpoint(endpoint.queue(), bean, beanName, invocable, retryOverrides(endpoint,
-                annotation));
+                annotation), concurrency(endpoint, annotation.concurrency()));
         if (annotation.taskType() < 0 || annotation.taskType() > DelayTask.MAX_TYPE || annotation.priority() < 0
                 || annotation.priority() > DelayTask.MAX_PRIORITY) {
             throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has taskType "
@@ -100,9 +100,34 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
                 duration(endpoint, "maxDelay", annotation.maxDelay()));
     }
 
-    private Duration duration(ListenerEndpoint endpoint, String attribute, String value) {
-        String resolved = (this.valueResolver != null && StringUtils.hasText(value))
+    /** The listener's own limit; 0 when it sets none. */
+    private int concurrency(ListenerEndpoint endpoint, String value) {
+        String resolved = resolve(value);
+        if (!StringUtils.hasText(resolved)) {
+            return 0;
+        }
+        int concurrency;
+        try {
+            concurrency = Integer.parseInt(resolved.trim());
+        }
+        catch (NumberFormatException ex) {
+            concurrency = 0;
+        }
+        if (concurrency < 1) {
+            throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe()
+                    + " has concurrency '" + value + "'" + (value.equals(resolved) ? "" : " ('" + resolved + "')")
+                    + ", which is not a whole number of at least 1 (leave it empty for no limit of its own)");
+        }
+        return concurrency;
+    }
+
+    private String resolve(String value) {
+        return (this.valueResolver != null && StringUtils.hasText(value))
                 ? this.valueResolver.resolveStringValue(value) : value;
+    }
+
+    private Duration duration(ListenerEndpoint endpoint, String attribute, String value) {
+        String resolved = resolve(value);
         if (!StringUtils.hasText(resolved)) {
             return null;
         }

@@ -1,6 +1,7 @@
 package io.github.delaytask.listener;
 
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,6 +14,7 @@ import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The poll loop of one listener: claims due tasks of its queue as threads are free and hands them to the workers.
@@ -50,6 +52,12 @@ final class ListenerContainer implements Runnable {
     private final Waiter waiter = new Waiter();
 
     /**
+     * The listener's own limit on the tasks it holds, claimed or running; null when it sets none. Taken before the
+     * shared pool's permits, so that a listener at its limit holds none of them.
+     */
+    private final @Nullable Semaphore slots;
+
+    /**
      * When the earliest task this instance scheduled since the last claim began is due, in nanos of the waiter's
      * clock. A claim sees every task added before it, so only later ones can cut the next sleep short; a wake-up for
      * any add would have the poller claim once per add under a stream of adds due later.
@@ -71,6 +79,7 @@ final class ListenerContainer implements Runnable {
         this.workers = workers;
         this.settings = settings;
         this.retryPolicy = endpoint.retryPolicy(settings.retryPolicy());
+        this.slots = (endpoint.concurrency() > 0) ? new Semaphore(endpoint.concurrency()) : null;
     }
 
     QueueId queue() {
@@ -133,9 +142,15 @@ final class ListenerContainer implements Runnable {
     }
 
     private void pollOnce() throws InterruptedException {
-        int reserved = this.workers.acquire(this.settings.batchSize(), this.settings.pollInterval().toMillis());
+        int room = acquireSlots();
+        if (room == 0) {
+            return;
+        }
+        int reserved = this.workers.acquire(room, this.settings.pollInterval().toMillis());
+        releaseSlots(room - reserved);
         if (reserved == 0 || !this.running) {
             this.workers.release(reserved);
+            releaseSlots(reserved);
             return;
         }
         // the lease runs from the claim in Redis: time spent in the claim itself (a slow database, a long GC pause)
@@ -151,11 +166,20 @@ final class ListenerContainer implements Runnable {
         }
         catch (RuntimeException ex) {
             this.workers.release(reserved);
+            releaseSlots(reserved);
             throw ex;
         }
         this.workers.release(reserved - batch.tasks().size());
+        releaseSlots(reserved - batch.tasks().size());
         for (StoredTask task : batch.tasks()) {
-            this.workers.execute(task, () -> startOrGiveBack(task, startBy, recordBy));
+            this.workers.execute(task, () -> {
+                try {
+                    startOrGiveBack(task, startBy, recordBy);
+                }
+                finally {
+                    releaseSlots(1);
+                }
+            });
         }
         if (batch.taken() < reserved) {
             long wait = this.settings.pollInterval().toMillis();
@@ -164,6 +188,31 @@ final class ListenerContainer implements Runnable {
                 wait = Math.min(wait, batch.nextDueInMillis());
             }
             this.waiter.sleep(wait, this.scheduledSinceClaim::get);
+        }
+    }
+
+    /**
+     * Room for up to a batch under the listener's own limit, waiting up to a poll interval for the first.
+     * @return how many tasks may be claimed; 0 if the listener stayed at its limit
+     */
+    private int acquireSlots() throws InterruptedException {
+        int batch = this.settings.batchSize();
+        if (this.slots == null) {
+            return batch;
+        }
+        if (!this.slots.tryAcquire(this.settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+            return 0;
+        }
+        int room = 1;
+        while (room < batch && this.slots.tryAcquire()) {
+            room++;
+        }
+        return room;
+    }
+
+    private void releaseSlots(int count) {
+        if (this.slots != null && count > 0) {
+            this.slots.release(count);
         }
     }
 

@@ -12,11 +12,13 @@ import io.github.delaytask.redis.QueueId;
  * @param beanName the bean's name, for messages
  * @param method the method to invoke on the bean
  * @param retry the retry attributes of its annotation, applied over the defaults
+ * @param concurrency most tasks of the listener held at once by an instance; 0 for no limit of its own
  */
-record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method, RetryOverrides retry) {
+record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method, RetryOverrides retry,
+        int concurrency) {
 
     ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method) {
-        this(queue, bean, beanName, method, RetryOverrides.NONE);
+        this(queue, bean, beanName, method, RetryOverrides.NONE, 0);
     }
 
     RetryPolicy retryPolicy(RetryPolicy defaults) {

@@ -106,6 +106,32 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
                 .hasMessageContaining("taskType -1"));
     }
 
+    @Test
+    void aConcurrencyFromAPlaceholderIsTheListenersOwnLimit() {
+        this.contextRunner.withBean("limited", Limited.class)
+            .withPropertyValues("downstream.concurrency=3")
+            .run((context) -> assertThat(context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class)
+                .endpoints()).singleElement().satisfies((endpoint) -> assertThat(endpoint.concurrency()).isEqualTo(3)));
+    }
+
+    @Test
+    void aConcurrencyThatIsNotAWholeNumberOfAtLeastOneFailsStartUpNamingTheMethodAndTheValue() {
+        this.contextRunner.withBean("limited", Limited.class)
+            .withPropertyValues("downstream.concurrency=0")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("'limited'")
+                .hasMessageContaining(Limited.class.getName() + ".handle")
+                .hasMessageContaining("concurrency '${downstream.concurrency}' ('0')"));
+        this.contextRunner.withBean("limited", Limited.class)
+            .withPropertyValues("downstream.concurrency=many")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("('many'), which is not a whole number of at least 1"));
+    }
+
     private ListenerMethodInvoker invoker(Object bean, String methodName) {
         java.lang.reflect.Method method = java.util.Arrays.stream(bean.getClass().getDeclaredMethods())
             .filter((candidate) -> candidate.getName().equals(methodName))
@@ -150,6 +176,14 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
         @DelayTaskListener(taskType = 6)
         void none() {
             this.calls.add("none");
+        }
+
+    }
+
+    static class Limited {
+
+        @DelayTaskListener(taskType = 12, concurrency = "${downstream.concurrency}")
+        void handle(DelayTask task) {
         }
 
     }
