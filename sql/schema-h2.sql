@@ -15,7 +15,7 @@ CREATE TABLE IF NOT EXISTS taskinfo (
     -- the trace context of the task's add (delay-task.observation.enabled), one field=value line per field
     trace_context VARCHAR(1000) NULL
 );
--- schemas of earlier versions lack the trace context: added here (a change of the catalog only, no rewrite)
+-- schemas of earlier versions lack the trace context: added here
 ALTER TABLE taskinfo ADD COLUMN IF NOT EXISTS trace_context VARCHAR(1000) NULL;
 CREATE INDEX IF NOT EXISTS idx_taskinfo_execute_time ON taskinfo (execute_time, task_id);
 -- a business key is unique among live tasks; finished tasks leave taskinfo and free their key

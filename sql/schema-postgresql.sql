@@ -15,8 +15,8 @@ CREATE TABLE IF NOT EXISTS taskinfo (
     -- the trace context of the task's add (delay-task.observation.enabled), one field=value line per field
     trace_context VARCHAR(1000) NULL
 );
--- schemas of earlier versions lack the trace context: added here (a change of the catalog only, no rewrite)
-ALTER TABLE taskinfo ADD COLUMN IF NOT EXISTS trace_context VARCHAR(1000) NULL;
+-- schemas of earlier versions lack the trace context, which only delay-task.observation.enabled needs: added by hand
+-- (see the README), as an ALTER TABLE here would lock this busy table at every start, even with the column there
 CREATE INDEX IF NOT EXISTS idx_taskinfo_execute_time ON taskinfo (execute_time, task_id);
 -- a business key is unique among live tasks; finished tasks leave taskinfo and free their key. Partial, as most
 -- tasks have none and a NULL entry per task would slow every add (all of them land on the same index page)

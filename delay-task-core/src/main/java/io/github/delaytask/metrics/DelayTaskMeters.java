@@ -50,10 +50,10 @@ public class DelayTaskMeters {
      * own, which a registry such as Prometheus's would refuse beside ours
      */
     public DelayTaskMeters(MeterRegistry registry, int maxQueues, boolean timeHandlers) {
-        this.timeHandlers = timeHandlers;
         Assert.isTrue(maxQueues >= 0, () -> "delay-task.metrics.max-queues (" + maxQueues + ") must not be negative");
         this.registry = registry;
         this.maxQueues = maxQueues;
+        this.timeHandlers = timeHandlers;
     }
 
     MeterRegistry registry() {

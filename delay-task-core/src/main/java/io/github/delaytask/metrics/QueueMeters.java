@@ -11,8 +11,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import org.jspecify.annotations.Nullable;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every meter of one queue, registered together when the queue is first seen, so that a queue's series all exist

@@ -20,7 +20,7 @@ public class DelayTaskListenerContext extends ReceiverContext<Map<String, String
 
     private final int attempt;
 
-    private boolean succeeded;
+    private @Nullable Boolean succeeded;
 
     /**
      * @param taskType the task's type
@@ -57,8 +57,8 @@ public class DelayTaskListenerContext extends ReceiverContext<Map<String, String
         return this.attempt;
     }
 
-    /** Whether the handler returned; false while it runs and when it threw. */
-    public boolean isSucceeded() {
+    /** Whether the handler returned; null while it runs. */
+    public @Nullable Boolean getSucceeded() {
         return this.succeeded;
     }
 

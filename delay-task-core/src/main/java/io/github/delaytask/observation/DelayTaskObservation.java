@@ -66,7 +66,10 @@ public enum DelayTaskObservation implements ObservationDocumentation {
         /** The priority; {@code mixed} for a batch of several priorities. */
         TASK_PRIORITY("task.priority"),
 
-        /** Of a handler run: {@code success} when it returned, {@code failure} when it threw. */
+        /**
+         * Of a handler run: {@code success} when it returned, {@code failure} when it threw, {@code unknown} while
+         * it runs.
+         */
         OUTCOME("outcome");
 
         private final String key;

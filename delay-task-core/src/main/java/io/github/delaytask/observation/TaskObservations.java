@@ -30,6 +30,9 @@ public final class TaskObservations {
 
     private final @Nullable DelayTaskListenerObservationConvention listenerConvention;
 
+    /** Read once, so that the store, the meters and the observations agree for the application's whole life. */
+    private final boolean enabled;
+
     /**
      * @param registry where observations are made
      * @param addConvention the convention of adds, or null for the default
@@ -38,13 +41,14 @@ public final class TaskObservations {
     public TaskObservations(ObservationRegistry registry, @Nullable DelayTaskAddObservationConvention addConvention,
             @Nullable DelayTaskListenerObservationConvention listenerConvention) {
         this.registry = registry;
+        this.enabled = !registry.isNoop();
         this.addConvention = addConvention;
         this.listenerConvention = listenerConvention;
     }
 
     /** Whether observations are made, and so whether tasks carry a trace context. */
     public boolean enabled() {
-        return !this.registry.isNoop();
+        return this.enabled;
     }
 
     /**

@@ -184,24 +184,33 @@ public abstract class AbstractObservationTests {
     }
 
     @Test
-    void aFailingRunIsObservedAsAFailureWithItsErrorAndTheListenerTimerIsTheObservations() {
+    void eachRunOfAFailingTaskIsASpanOfItsOwnUnderTheAddsObservedAsAFailureAndTheListenerTimerIsTheObservations() {
         this.runner.run((context) -> {
             long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(FAILING).build());
             Stopped stopped = context.getBean(Stopped.class);
-            await().atMost(Duration.ofSeconds(15)).until(() -> !listenerRuns(stopped, id).isEmpty());
-            Observation.Context run = listenerRuns(stopped, id).get(0);
-            assertThat(run.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("failure");
-            assertThat(run.getError()).isInstanceOf(IllegalStateException.class).hasMessage("partner down");
+            await().atMost(Duration.ofSeconds(15)).until(() -> listenerRuns(stopped, id).size() == 2);
+            assertThat(listenerRuns(stopped, id)).allSatisfy((run) -> {
+                assertThat(run.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("failure");
+                assertThat(run.getError()).isInstanceOf(IllegalStateException.class).hasMessage("partner down");
+            })
+                .extracting((run) -> run.getHighCardinalityKeyValue("task.attempt").getValue())
+                .containsExactly("1", "2");
+            Spans spans = context.getBean(Spans.class);
+            MutableSpan add = spans.named("delaytask add");
+            await().atMost(Duration.ofSeconds(10)).until(() -> spans.allNamed("delaytask listener").size() == 2);
+            assertThat(spans.allNamed("delaytask listener")).allSatisfy((run) -> {
+                assertThat(run.traceId()).isEqualTo(add.traceId());
+                assertThat(run.parentId()).isEqualTo(add.id());
+            }).extracting(MutableSpan::id).doesNotHaveDuplicates();
             // one timer of that name, the meter handler's, tagged with the error: the starter keeps none of its own
             List<Timer> timers = context.getBean(MeterRegistry.class).find("delaytask.listener").timers().stream()
                 .filter((timer) -> Integer.toString(FAILING).equals(timer.getId().getTag("task.type")))
                 .toList();
-            assertThat(timers).isNotEmpty()
-                .allSatisfy((timer) -> assertThat(timer.getId().getTag("error")).isNotNull())
-                .anySatisfy((timer) -> {
-                    assertThat(timer.getId().getTag("outcome")).isEqualTo("failure");
-                    assertThat(timer.getId().getTag("error")).isEqualTo("IllegalStateException");
-                });
+            assertThat(timers).singleElement().satisfies((timer) -> {
+                assertThat(timer.getId().getTag("outcome")).isEqualTo("failure");
+                assertThat(timer.getId().getTag("error")).isEqualTo("IllegalStateException");
+                assertThat(timer.count()).isEqualTo(2);
+            });
         });
     }
 
@@ -210,18 +219,32 @@ public abstract class AbstractObservationTests {
         this.runner.withPropertyValues("delay-task.observation.enabled=false").run((context) -> {
             Tracer tracer = context.getBean(Tracer.class);
             Span request = tracer.nextSpan().name("request").start();
-            long id;
+            long later;
+            long now;
             try (Tracer.SpanInScope scope = tracer.withSpan(request)) {
-                id = context.getBean(DelayTaskService.class)
-                    .addTask(DelayTask.builder(TRACED).delay(Duration.ofSeconds(30)).build());
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                later = service.addTask(DelayTask.builder(TRACED).delay(Duration.ofSeconds(30)).build());
+                now = service.addTask(DelayTask.builder(TRACED).build());
             }
             finally {
                 request.end();
             }
             assertThat(jdbc(context).queryForObject("SELECT trace_context FROM taskinfo WHERE task_id = ?",
-                    String.class, id)).isNull();
+                    String.class, later)).isNull();
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(15)).until(() -> listeners.runOf(now) != null);
+            assertThat(listeners.runOf(now).traceId()).isNull();
             TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
                 .doesNotHaveAnyObservation();
+            // the starter's own timer, which has no error tag
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> context.getBean(MeterRegistry.class)
+                    .find("delaytask.listener")
+                    .tag("task.type", Integer.toString(TRACED))
+                    .tag("outcome", "success")
+                    .timers()
+                    .stream()
+                    .anyMatch((timer) -> timer.count() == 1 && timer.getId().getTag("error") == null));
         });
     }
 
@@ -288,7 +311,7 @@ public abstract class AbstractObservationTests {
             traced(task);
         }
 
-        @DelayTaskListener(taskType = FAILING, maxAttempts = 1)
+        @DelayTaskListener(taskType = FAILING, maxAttempts = 2)
         void failing(DelayTask task) {
             throw new IllegalStateException("partner down");
         }
@@ -333,6 +356,10 @@ public abstract class AbstractObservationTests {
 
         MutableSpan named(String name) {
             return this.ended.stream().filter((span) -> name.equals(span.name())).findFirst().orElseThrow();
+        }
+
+        List<MutableSpan> allNamed(String name) {
+            return this.ended.stream().filter((span) -> name.equals(span.name())).toList();
         }
 
         MutableSpan awaitNamed(String name) {
