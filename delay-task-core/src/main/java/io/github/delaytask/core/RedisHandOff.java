@@ -67,6 +67,9 @@ final class RedisHandOff {
 
     private Thread thread;
 
+    /** The earliest task each queue of the current round was given, for the other instances; the thread's own. */
+    private final Map<QueueId, Long> toAnnounce = new LinkedHashMap<>();
+
     RedisHandOff(TaskQueues queues, TaskBroker broker, Duration timeout) {
         this.queues = queues;
         this.broker = broker;
@@ -84,7 +87,7 @@ final class RedisHandOff {
     void schedule(StoredTask task) {
         submit(new Other(task.queue(), () -> {
             this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
-            this.broker.scheduled(task.queue(), task.executeTime());
+            scheduled(task.queue(), task.executeTime());
         }));
     }
 
@@ -171,6 +174,8 @@ final class RedisHandOff {
                 write(round);
                 this.failing = false;
                 finish(round);
+                // after the adds were let go: a wake-up is a round trip that no add should wait for
+                this.broker.announce(this.toAnnounce);
             }
             catch (Throwable ex) {
                 if (!this.failing) {
@@ -182,6 +187,7 @@ final class RedisHandOff {
             }
             finally {
                 this.roundStartedAt = 0;
+                this.toAnnounce.clear();
             }
         }
     }
@@ -247,7 +253,13 @@ final class RedisHandOff {
                 chunk = new LinkedHashMap<>();
             }
         }
-        this.broker.scheduled(queue, earliest);
+        scheduled(queue, earliest);
+    }
+
+    /** Wake this instance's pollers now; the other instances' once the round is done (see {@link #run}). */
+    private void scheduled(QueueId queue, long executeTime) {
+        this.broker.scheduled(queue, executeTime);
+        this.toAnnounce.merge(queue, executeTime, Math::min);
     }
 
     private void finish(List<Write> round) {

@@ -18,10 +18,12 @@ import io.github.delaytask.TaskStatus;
 import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.util.Assert;
@@ -67,10 +69,21 @@ public class TaskBroker {
 
     private final TaskEvents events;
 
+    private final @Nullable WakeUps wakeUps;
+
     /** Shortest lease accepted: a claim's round trips and a handler's start must fit well within it. */
     public static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
     public TaskBroker(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events) {
+        this(store, queues, lease, clock, events, null);
+    }
+
+    /**
+     * @param wakeUps the wake-ups that tell other instances of tasks scheduled here and this instance's listeners of
+     * tasks scheduled elsewhere; null for none
+     */
+    public TaskBroker(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
+            @Nullable WakeUps wakeUps) {
         Assert.isTrue(lease.compareTo(MIN_LEASE) >= 0, () -> "delay-task.lease (" + lease + ") must be at least "
                 + MIN_LEASE + ": a shorter lease can run out before a claimed task's handler starts");
         this.store = store;
@@ -78,6 +91,7 @@ public class TaskBroker {
         this.lease = lease;
         this.clock = clock;
         this.events = events;
+        this.wakeUps = wakeUps;
     }
 
     /**
@@ -108,7 +122,14 @@ public class TaskBroker {
 
     /** Let the queue's tasks be claimed again: {@link TaskQueues#resume}. */
     public boolean resume(QueueId queue) {
-        return this.queues.resume(queue);
+        boolean resumed = this.queues.resume(queue);
+        if (resumed) {
+            // pollers of a paused queue wait a poll interval between looks; what fell due meanwhile is due now
+            long now = this.clock.millis();
+            scheduled(queue, now);
+            announce(Map.of(queue, now));
+        }
+        return resumed;
     }
 
     /** Whether the queue is paused. */
@@ -322,12 +343,29 @@ public class TaskBroker {
         }
     }
 
-    public void addScheduleListener(ScheduleListener listener) {
-        this.scheduleListeners.add(listener);
+    /**
+     * Tell the other instances' consumers, through the wake-ups, of the earliest task scheduled here in each queue.
+     * Never throws.
+     */
+    public void announce(Map<QueueId, Long> earliest) {
+        if (this.wakeUps != null) {
+            earliest.forEach(this.wakeUps::publish);
+        }
     }
 
-    public void removeScheduleListener(ScheduleListener listener) {
+    /** Hear of tasks scheduled here and, through the wake-ups, elsewhere; the first listener subscribes to them. */
+    public synchronized void addScheduleListener(ScheduleListener listener) {
+        this.scheduleListeners.add(listener);
+        if (this.wakeUps != null && this.scheduleListeners.size() == 1) {
+            this.wakeUps.listen(this::scheduled);
+        }
+    }
+
+    public synchronized void removeScheduleListener(ScheduleListener listener) {
         this.scheduleListeners.remove(listener);
+        if (this.wakeUps != null && this.scheduleListeners.isEmpty()) {
+            this.wakeUps.stopListening();
+        }
     }
 
     public void addLossListener(LossListener listener) {
@@ -362,7 +400,7 @@ public class TaskBroker {
     }
 
     /**
-     * Hears of tasks scheduled by this instance.
+     * Hears of tasks scheduled by this instance and, with wake-ups, by the others.
      */
     @FunctionalInterface
     public interface ScheduleListener {

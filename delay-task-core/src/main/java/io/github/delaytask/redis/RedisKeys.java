@@ -99,6 +99,14 @@ public final class RedisKeys {
         return prefix() + ":queues";
     }
 
+    /**
+     * The pub/sub channel of wake-ups between instances. A channel, not a key: on a Cluster a publish reaches every
+     * node, so it needs no hash tag.
+     */
+    String wakeUps() {
+        return prefix() + ":wake-ups";
+    }
+
     public String lock(String name) {
         return prefix() + ":lock:" + name;
     }

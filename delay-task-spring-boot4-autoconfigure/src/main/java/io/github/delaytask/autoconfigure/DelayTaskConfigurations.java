@@ -23,6 +23,7 @@ import io.github.delaytask.observation.DelayTaskListenerObservationConvention;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.scheduling.HistorySettings;
 import io.github.delaytask.scheduling.JobSettings;
@@ -176,9 +177,18 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
+        @ConditionalOnBooleanProperty(name = "delay-task.listener.wake-ups", matchIfMissing = true)
+        WakeUps delayTaskWakeUps(StringRedisTemplate redisTemplate, RedisKeys keys, DelayTaskProperties properties,
+                BeanFactory beanFactory) {
+            return new WakeUps(redisTemplate, keys, properties.getListener().getPollInterval(), clock(beanFactory));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
         TaskBroker delayTaskBroker(TaskStore store, TaskQueues queues, DelayTaskProperties properties,
-                BeanFactory beanFactory, ObjectProvider<TaskEvents> events) {
-            return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory), events(events));
+                BeanFactory beanFactory, ObjectProvider<TaskEvents> events, ObjectProvider<WakeUps> wakeUps) {
+            return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory), events(events),
+                    wakeUps.getIfAvailable());
         }
 
         /** The retry policy of listeners that set none of their own, which delay-task-test runs by too. */

@@ -280,9 +280,16 @@ public class DelayTaskProperties {
         private int batchSize = 100;
 
         /**
-         * Longest wait between polls of an idle queue; bounds how late a task added by another instance fires.
+         * Longest wait between polls of an idle queue; bounds how late a task added by another instance fires when
+         * its wake-up is lost or wake-ups are off.
          */
         private Duration pollInterval = Duration.ofMillis(100);
+
+        /**
+         * Whether instances tell each other, over Redis pub/sub on the key prefix's channel, of tasks they schedule
+         * due within the poll interval, so that a task added on one instance fires on time on another.
+         */
+        private boolean wakeUps = true;
 
         public boolean isEnabled() {
             return this.enabled;
@@ -322,6 +329,14 @@ public class DelayTaskProperties {
 
         public void setPollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
+        }
+
+        public boolean isWakeUps() {
+            return this.wakeUps;
+        }
+
+        public void setWakeUps(boolean wakeUps) {
+            this.wakeUps = wakeUps;
         }
 
     }

@@ -24,6 +24,7 @@ import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
@@ -110,6 +111,26 @@ public abstract class AbstractDelayTaskIntegrationTests {
             assertThat(listeners.received.get(id).getParametersAsString()).isEqualTo("hi");
             assertThat(count(context, "SELECT COUNT(*) FROM taskinfo WHERE task_id = " + id)).isZero();
             await().atMost(Duration.ofSeconds(5)).until(() -> redisSizes(context, RECORDED)[2] == 0);
+        });
+    }
+
+    @Test
+    void aTaskAddedOnAnotherInstanceDueWithinThePollIntervalFiresOnTimeThroughItsWakeUp() {
+        // the consumer looks at an idle queue once a minute: only the wake-up can have it run the task on time
+        this.runner.withPropertyValues("delay-task.listener.poll-interval=60s").run((consumer) -> {
+            await().atMost(Duration.ofSeconds(10)).until(consumer.getBean(WakeUps.class)::listening);
+            Listeners listeners = consumer.getBean(Listeners.class);
+            long first = consumer.getBean(DelayTaskService.class).addTask(DelayTask.builder(RECORDED).build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(first));
+            // the claim that took it found the queue empty after it: the poller sleeps for the whole interval now
+            this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.listener.poll-interval=60s")
+                .run((producer) -> {
+                    DelayTask task = DelayTask.builder(RECORDED).delay(Duration.ofMillis(300)).build();
+                    long id = producer.getBean(DelayTaskService.class).addTask(task);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(id));
+                    assertThat(listeners.runs.get(id).get(0)).isBetween(task.getExecuteTime(),
+                            task.getExecuteTime() + 1000);
+                });
         });
     }
 

@@ -1,0 +1,202 @@
+package io.github.delaytask.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * Wake-ups between instances over Redis pub/sub: an instance that schedules a task due within the poll interval
+ * says so on the channel of its key prefix, and the pollers of the other instances that sleep past it wake up, so
+ * that a task added elsewhere fires on time rather than at the next poll. Public for wiring.
+ * <p>
+ * A wake-up is a hint, never the only way a task is found: one lost (a reconnect, a subscription not yet made, an
+ * instance with another poll interval) costs at most a poll interval, as without wake-ups. Lettuce subscribes again
+ * by itself after a reconnect.
+ */
+public class WakeUps {
+
+    private static final Log logger = LogFactory.getLog(WakeUps.class);
+
+    /** Between tries to subscribe while Redis or the database (the key prefix) cannot be reached at start-up. */
+    private static final long RETRY_MILLIS = 1000;
+
+    private final StringRedisTemplate redis;
+
+    private final RedisKeys keys;
+
+    private final Clock clock;
+
+    private final long horizonMillis;
+
+    /** Tells this instance's own messages apart, which its pollers heard of already. */
+    private final String sender = UUID.randomUUID().toString();
+
+    private @Nullable Subscription subscription;
+
+    /**
+     * @param horizon tasks due within this time from their schedule are announced: the poll interval, beyond which
+     * every poller finds them by itself before they are due
+     * @param clock the clock of execute times
+     */
+    public WakeUps(StringRedisTemplate redis, RedisKeys keys, Duration horizon, Clock clock) {
+        this.redis = redis;
+        this.keys = keys;
+        this.horizonMillis = horizon.toMillis();
+        this.clock = clock;
+    }
+
+    /**
+     * Tell the other instances of a task scheduled here, if it is due within the horizon. Never throws: a wake-up
+     * that cannot be sent only costs a poll interval.
+     */
+    public void publish(QueueId queue, long executeTime) {
+        if (executeTime - this.clock.millis() >= this.horizonMillis) {
+            return;
+        }
+        try {
+            this.redis.convertAndSend(this.keys.wakeUps(),
+                    this.sender + " " + queue.taskType() + " " + queue.priority() + " " + executeTime);
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not send a wake-up for a task of " + queue, ex);
+        }
+    }
+
+    /**
+     * Hear the other instances' wake-ups until {@link #stopListening()}. Subscribes on a thread of its own, so that a
+     * Redis out of reach delays no start-up.
+     */
+    public synchronized void listen(Listener listener) {
+        stopListening();
+        Subscription started = new Subscription(listener);
+        this.subscription = started;
+        Thread thread = new Thread(started::start, "delay-task-wake-ups-subscribe");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Stop hearing wake-ups. */
+    public synchronized void stopListening() {
+        if (this.subscription != null) {
+            this.subscription.stop();
+            this.subscription = null;
+        }
+    }
+
+    /** Whether the subscription is made; for tests that must not race it. */
+    public synchronized boolean listening() {
+        return this.subscription != null && this.subscription.listening();
+    }
+
+    /** Hears that a task of a queue was scheduled elsewhere. */
+    @FunctionalInterface
+    public interface Listener {
+
+        /**
+         * @param queue the task's queue
+         * @param executeTime when it is due, epoch ms
+         */
+        void scheduled(QueueId queue, long executeTime);
+
+    }
+
+    /** One subscription, from {@link #listen} to {@link #stopListening()}. */
+    private final class Subscription {
+
+        private final Listener listener;
+
+        private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+
+        private volatile boolean stopped;
+
+        Subscription(Listener listener) {
+            this.listener = listener;
+        }
+
+        void start() {
+            SimpleAsyncTaskExecutor threads = new SimpleAsyncTaskExecutor("delay-task-wake-ups-");
+            threads.setDaemon(true);
+            this.container.setConnectionFactory(WakeUps.this.redis.getRequiredConnectionFactory());
+            this.container.setTaskExecutor(threads);
+            this.container.setRecoveryInterval(RETRY_MILLIS);
+            boolean subscribed = false;
+            while (!this.stopped) {
+                try {
+                    if (!subscribed) {
+                        // the channel needs the key prefix, which may need the database
+                        this.container.addMessageListener(this::received,
+                                new ChannelTopic(WakeUps.this.keys.wakeUps()));
+                        this.container.afterPropertiesSet();
+                        subscribed = true;
+                    }
+                    synchronized (this) {
+                        if (!this.stopped) {
+                            this.container.start();
+                        }
+                    }
+                    return;
+                }
+                catch (RuntimeException ex) {
+                    if (this.container.isRunning()) {
+                        // started but not subscribed in time: the container goes on trying by itself
+                        logger.debug("Not subscribed to wake-ups yet; the subscription goes on trying", ex);
+                        return;
+                    }
+                    logger.debug("Could not subscribe to wake-ups yet; trying again", ex);
+                    try {
+                        TimeUnit.MILLISECONDS.sleep(RETRY_MILLIS);
+                    }
+                    catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        }
+
+        private void received(Message message, byte @Nullable [] pattern) {
+            String[] parts = new String(message.getBody(), StandardCharsets.UTF_8).split(" ");
+            if (parts.length != 4 || parts[0].equals(WakeUps.this.sender)) {
+                return;
+            }
+            try {
+                this.listener.scheduled(new QueueId(Integer.parseInt(parts[1]), Integer.parseInt(parts[2])),
+                        Long.parseLong(parts[3]));
+            }
+            catch (RuntimeException ex) {
+                logger.debug("Ignored a wake-up that is not one: " + String.join(" ", parts), ex);
+            }
+        }
+
+        boolean listening() {
+            return this.container.isListening();
+        }
+
+        void stop() {
+            this.stopped = true;
+            synchronized (this) {
+                try {
+                    this.container.stop();
+                    this.container.destroy();
+                }
+                catch (Exception ex) {
+                    logger.debug("Could not end the wake-up subscription cleanly", ex);
+                }
+            }
+        }
+
+    }
+
+}
