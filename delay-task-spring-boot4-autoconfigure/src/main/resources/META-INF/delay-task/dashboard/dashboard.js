@@ -63,6 +63,46 @@
         return match ? { 'X-XSRF-TOKEN': decodeURIComponent(match[1]) } : {};
     }
 
+    /**
+     * The JSON with every integer of more than 15 digits in quotes: task ids are 64-bit and would lose their last
+     * digits as JavaScript numbers, so a button would act on another task. Numbers inside strings stay as they are.
+     */
+    function quoteLongNumbers(json) {
+        let out = '';
+        let inString = false;
+        let i = 0;
+        while (i < json.length) {
+            const c = json[i];
+            if (inString) {
+                out += c;
+                if (c === '\\') {
+                    out += json[i + 1];
+                    i += 2;
+                    continue;
+                }
+                inString = c !== '"';
+                i++;
+                continue;
+            }
+            if (c === '"') {
+                inString = true;
+                out += c;
+                i++;
+                continue;
+            }
+            const number = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(json.substring(i, i + 64));
+            if (number) {
+                const integer = number[1] === undefined && number[2] === undefined;
+                out += (integer && number[0].replace('-', '').length > 15) ? '"' + number[0] + '"' : number[0];
+                i += number[0].length;
+                continue;
+            }
+            out += c;
+            i++;
+        }
+        return out;
+    }
+
     async function call(method, path, body) {
         const headers = { Accept: 'application/json' };
         const init = { method: method, headers: headers, credentials: 'same-origin' };
@@ -75,7 +115,7 @@
         const text = await response.text();
         let data = null;
         try {
-            data = text ? JSON.parse(text) : null;
+            data = text ? JSON.parse(quoteLongNumbers(text)) : null;
         }
         catch (ignored) {
             // an error page of the application's own, not the endpoint's JSON
@@ -149,11 +189,21 @@
 
     // ---- queues ---------------------------------------------------------------------------------------------------
 
+    /** "'bean' method com.example.Orders.timeout" as "Orders.timeout"; the whole of it is the cell's title. */
+    function shortListener(listener) {
+        if (!listener) {
+            return 'none';
+        }
+        const method = listener.substring(listener.lastIndexOf(' ') + 1).split('.');
+        return method.slice(-2).join('.');
+    }
+
     function renderQueues(overview) {
         const rows = overview.queues.map((queue) => el('tr', { 'data-queue': queue.taskType + '/' + queue.priority },
             el('td', {}, queue.taskType),
             el('td', {}, queue.priority),
-            el('td', { class: queue.listener ? '' : 'muted' }, queue.listener || 'none'),
+            el('td', { class: queue.listener ? '' : 'muted', title: queue.listener || '' },
+                shortListener(queue.listener)),
             el('td', {}, el('span', { class: queue.paused ? 'state paused' : 'state' },
                 queue.paused ? 'paused' : 'running')),
             el('td', { class: 'number' }, queue.future),
@@ -165,7 +215,8 @@
             el('td', {}, formatTime(queue.nextDueTime)),
             el('td', { class: 'actions' },
                 queue.paused
-                    ? button('Resume', 'resume', () => changeQueue(queue, 'resume'), 'Let every instance claim its tasks')
+                    ? button('Resume', 'resume', () => changeQueue(queue, 'resume'),
+                        'Let every instance claim its tasks')
                     : button('Pause', 'pause', () => changeQueue(queue, 'pause'), 'Stop claims on every instance'),
                 ' ',
                 button('Requeue dead', 'requeue-dead danger', () => changeQueue(queue, 'requeue-dead'),
@@ -211,7 +262,8 @@
 
     function renderChart(activity) {
         const intervals = activity.intervals;
-        const width = 900;
+        // drawn at the width it is shown at, so that its text keeps its size
+        const width = Math.max($('chart').clientWidth, 480);
         const height = 220;
         const left = 48;
         const right = 64;
@@ -297,6 +349,20 @@
         return actions;
     }
 
+    /** The first line of a stack trace, and the rest of it on demand. */
+    function errorText(error) {
+        if (!error) {
+            return '';
+        }
+        const lines = error.split('\n');
+        if (lines.length === 1 || !lines[1].trim()) {
+            return error;
+        }
+        // the exception's simple name: the package is in the trace below
+        const first = lines[0].replace(/^([\w$]+\.)+(?=[\w$]+(:|$))/, '');
+        return el('details', {}, el('summary', { title: lines[0] }, first), lines.join('\n'));
+    }
+
     function taskRow(task, withStatus, after) {
         return el('tr', { 'data-task-id': task.taskId },
             el('td', { class: 'number' }, task.taskId),
@@ -306,7 +372,7 @@
             withStatus ? el('td', {}, task.status) : null,
             el('td', { class: 'number' }, task.attempts),
             el('td', {}, formatTime(task.executeTime)),
-            el('td', { class: 'error' }, task.lastError || ''),
+            el('td', { class: 'error' }, errorText(task.lastError)),
             el('td', { class: 'actions' }, taskActions(task, after)));
     }
 
