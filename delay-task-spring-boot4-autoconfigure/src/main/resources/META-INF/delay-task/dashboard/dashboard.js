@@ -410,8 +410,8 @@
         if (/^\d+$/.test(query)) {
             response = await call('GET', '/tasks/' + query);
         }
-        // a business key may be all digits too
-        if (response === null || response.status === 404) {
+        // a business key may be all digits too, even too many for a task id (400)
+        if (response === null || response.status === 404 || response.status === 400) {
             response = await call('GET', '/keys/' + encodeURIComponent(query));
         }
         if (!response.ok) {

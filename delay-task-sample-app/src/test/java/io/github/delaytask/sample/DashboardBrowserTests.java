@@ -41,8 +41,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The dashboard of the sample, in a headless Chromium: Debian's {@code chromium} and {@code chromium-driver}, given
  * to Selenium by path so that Selenium Manager never looks for a browser or a driver to download. Run with
- * {@code mvn verify -Pbrowser -pl delay-task-sample-app -am}; {@code -Ddashboard.screenshot=docs/dashboard.png}
- * also saves the page with its dead task, as the README shows it.
+ * {@code mvn verify -Pbrowser -pl delay-task-sample-app -am}; {@code -Ddashboard.screenshot=$PWD/docs/dashboard.png}
+ * (an absolute path: the test runs in its module's directory) also saves the page with its dead task, as the README
+ * shows it.
  */
 @Tag("browser")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
