@@ -63,6 +63,14 @@ public interface DelayTaskService {
     Optional<TaskDetails> findTask(long taskId);
 
     /**
+     * Look up the live task with the given business key: the one a new task with that key would clash with.
+     * @param bizKey the business key
+     * @return what the database holds of it, or empty if no live task has the key; a task that finished between the
+     * look-up by key and the read of its details is returned as it is then
+     */
+    Optional<TaskDetails> findTask(String bizKey);
+
+    /**
      * List the tasks whose handler failed on every attempt, oldest first.
      * @param page page number, from 0
      * @param size tasks per page, from 1 to 1000

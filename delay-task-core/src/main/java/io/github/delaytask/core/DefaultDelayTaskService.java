@@ -198,6 +198,13 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
     }
 
     @Override
+    public Optional<TaskDetails> findTask(String bizKey) {
+        Assert.hasText(bizKey, "Business key must not be empty");
+        Long taskId = dataAccess(() -> this.store.findLiveIdByBizKey(bizKey), "find the task with key " + bizKey);
+        return (taskId != null) ? findTask(taskId) : Optional.empty();
+    }
+
+    @Override
     public List<TaskDetails> findDeadTasks(int page, int size) {
         int offset = offsetOf(page, size);
         return dataAccess(() -> this.store.findDead(offset, size), "list dead tasks");

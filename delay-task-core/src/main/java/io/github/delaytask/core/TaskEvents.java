@@ -1,5 +1,6 @@
 package io.github.delaytask.core;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadPoolExecutor;
 
@@ -16,6 +17,19 @@ public interface TaskEvents {
     /** Hears nothing. */
     TaskEvents NONE = new TaskEvents() {
     };
+
+    /**
+     * Events that tell each of the given ones, in order.
+     * @param events what hears the events
+     * @return {@link #NONE} for none, the one for one, otherwise events that tell each
+     */
+    static TaskEvents of(List<TaskEvents> events) {
+        return switch (events.size()) {
+            case 0 -> NONE;
+            case 1 -> events.get(0);
+            default -> new CompositeTaskEvents(events);
+        };
+    }
 
     /**
      * New tasks of a queue were committed, whenever they are due.

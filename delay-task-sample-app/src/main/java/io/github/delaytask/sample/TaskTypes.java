@@ -13,6 +13,9 @@ public final class TaskTypes {
     /** Makes one attempt of a call to the flaky service; the payload is a call id and an attempt number. */
     public static final int CALL_ATTEMPT = 2;
 
+    /** Delivers one notification to the partner's webhook, retried by the starter; the payload is the notification. */
+    public static final int WEBHOOK = 3;
+
     private TaskTypes() {
     }
 

@@ -1,7 +1,9 @@
 package io.github.delaytask.sample;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 import io.github.delaytask.sample.order.OrderReport;
 import org.junit.jupiter.api.BeforeEach;
@@ -10,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestClient;
 
@@ -91,6 +94,32 @@ public abstract class AbstractSampleApplicationTests {
     }
 
     @Test
+    void webhookToAPartnerThatIsDownEndsDeadWithItsErrorAndRunsOnceRequeuedAfterThePartnerIsBack() {
+        String event = "order " + UUID.randomUUID() + " paid";
+        setPartnerUp(false);
+        try {
+            long taskId = post("/webhooks", Map.of("event", event), SentBody.class).getBody().taskId();
+            // attempts at about 0 s, 1 s and 3 s, the starter's own retries
+            await().atMost(Duration.ofSeconds(20)).until(() -> task(taskId).status(), "DEAD"::equals);
+            assertThat(task(taskId).attempts()).isEqualTo(3);
+            assertThat(task(taskId).lastError()).contains("503 Service Unavailable");
+            setPartnerUp(true);
+            ResponseEntity<String> requeue = this.rest.post()
+                .uri("/actuator/delaytasks/tasks/{id}", taskId)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("action", "requeue"))
+                .retrieve()
+                .toEntity(String.class);
+            assertThat(requeue.getStatusCode()).isEqualTo(HttpStatus.OK);
+            await().atMost(Duration.ofSeconds(10)).until(() -> task(taskId).status(), "EXECUTED"::equals);
+            assertThat(this.rest.get().uri("/partner").retrieve().body(PartnerBody.class).received()).contains(event);
+        }
+        finally {
+            setPartnerUp(true);
+        }
+    }
+
+    @Test
     void theNightlyReportRunsOnceWhileItsLockIsHeld() {
         assertThat(this.orderReport.report()).isPresent();
         assertThat(this.orderReport.report()).as("a second run within lockAtLeastFor is skipped").isEmpty();
@@ -106,6 +135,15 @@ public abstract class AbstractSampleApplicationTests {
 
     private <T> T get(String path, long id, Class<T> type) {
         return this.rest.get().uri(path, id).retrieve().body(type);
+    }
+
+    private void setPartnerUp(boolean up) {
+        assertThat(this.rest.put().uri("/partner").body(Map.of("up", up)).retrieve().toBodilessEntity()
+            .getStatusCode()).isEqualTo(HttpStatus.OK);
+    }
+
+    private TaskBody task(long taskId) {
+        return get("/actuator/delaytasks/tasks/{id}", taskId, TaskBody.class);
     }
 
     private OrderBody createOrder(int timeoutSeconds) {
@@ -137,6 +175,15 @@ public abstract class AbstractSampleApplicationTests {
     }
 
     record CallBody(long id, int attempts, String status) {
+    }
+
+    record SentBody(long taskId) {
+    }
+
+    record PartnerBody(boolean up, List<String> received) {
+    }
+
+    record TaskBody(long taskId, String status, int attempts, String lastError) {
     }
 
 }

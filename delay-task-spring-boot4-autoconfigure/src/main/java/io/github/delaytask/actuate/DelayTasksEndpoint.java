@@ -16,6 +16,7 @@ import io.github.delaytask.core.QueueOverview.QueueSummary;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.scheduling.ReloadRun;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -29,7 +30,8 @@ import org.springframework.lang.Nullable;
  * tasks newest first, changes of one task by hand (requeue, cancel, run now, reschedule) and of one queue (pause,
  * resume, requeue its dead tasks).
  * <p>
- * Paths below the endpoint: {@code tasks/{taskId}} (read and change), {@code dead?page=&size=} and
+ * Paths below the endpoint: {@code tasks/{taskId}} (read and change), {@code keys/{businessKey}} (read),
+ * {@code dead?page=&size=} and
  * {@code queues/{taskType}/{priority}} (change). A change takes a
  * JSON body, {@code {"action": "reschedule", "executeTime": "2026-12-03T10:00:00Z"}}, which a cross-site form cannot
  * send.
@@ -39,6 +41,9 @@ public class DelayTasksEndpoint {
 
     /** The path segment of one task. */
     public static final String TASKS = "tasks";
+
+    /** The path segment of the live task with a business key. */
+    public static final String KEYS = "keys";
 
     /** The path segment of the dead tasks. */
     public static final String DEAD = "dead";
@@ -75,38 +80,60 @@ public class DelayTasksEndpoint {
 
     private final Supplier<@org.jspecify.annotations.Nullable ReloadRun> lastReload;
 
+    private final RecentActivity activity;
+
     private final Clock clock;
 
     /**
      * @param lastReload the last run of the reload job on this instance, or {@code null} before the first or where
      * the jobs do not run
+     * @param activity what this instance ran recently
      */
     public DelayTasksEndpoint(DelayTaskService service, QueueOverview overview,
-            Supplier<@org.jspecify.annotations.Nullable ReloadRun> lastReload, Clock clock) {
+            Supplier<@org.jspecify.annotations.Nullable ReloadRun> lastReload, RecentActivity activity, Clock clock) {
         this.service = service;
         this.overview = overview;
         this.lastReload = lastReload;
+        this.activity = activity;
         this.clock = clock;
     }
 
     @ReadOperation
     public QueuesDescriptor delayTasks() {
-        return new QueuesDescriptor(this.overview.queues(), this.lastReload.get());
+        return new QueuesDescriptor(this.overview.queues(), this.lastReload.get(), this.activity.snapshot());
     }
 
     /**
-     * One task, whatever its status.
-     * @param collection {@value #TASKS}
-     * @param taskId the task's id
-     * @return the task, or {@code null} if it is unknown
+     * One task, whatever its status, by its id ({@value #TASKS}) or, if it is live, by its business key
+     * ({@value #KEYS}). One operation serves both paths, as Actuator maps one read per path shape.
+     * @param collection {@value #TASKS} or {@value #KEYS}
+     * @param id the task's id, or its business key
+     * @return the task, or {@code null} if it is unknown or no live task has the key
+     * @throws InvalidEndpointRequestException if a task id is not a number
      */
     @ReadOperation
     @Nullable
-    public TaskDescriptor task(@Selector String collection, @Selector long taskId) {
-        if (!TASKS.equals(collection)) {
+    public TaskDescriptor task(@Selector String collection, @Selector String id) {
+        Optional<TaskDetails> task;
+        if (TASKS.equals(collection)) {
+            task = this.service.findTask(taskId(id));
+        }
+        else if (KEYS.equals(collection)) {
+            task = this.service.findTask(id);
+        }
+        else {
             return null;
         }
-        return this.service.findTask(taskId).map(TaskDescriptor::of).orElse(null);
+        return task.map(TaskDescriptor::of).orElse(null);
+    }
+
+    private static long taskId(String id) {
+        try {
+            return Long.parseLong(id);
+        }
+        catch (NumberFormatException ex) {
+            throw new InvalidEndpointRequestException("task id '" + id + "' is not a number", "Bad task id");
+        }
     }
 
     /**
@@ -305,9 +332,10 @@ public class DelayTasksEndpoint {
      * Every queue known to the cluster.
      * @param queues the queues, by task type then priority
      * @param lastReload the last run of the reload job on this instance, or {@code null}
+     * @param activity what this instance ran over the last minutes
      */
-    public record QueuesDescriptor(List<QueueSummary> queues,
-            @Nullable ReloadRun lastReload) implements OperationResponseBody {
+    public record QueuesDescriptor(List<QueueSummary> queues, @Nullable ReloadRun lastReload,
+            RecentActivity.Activity activity) implements OperationResponseBody {
     }
 
     /**

@@ -68,9 +68,12 @@ final class DelayTaskConfigurations {
         return beanFactory.getBean(CLOCK, Clock.class);
     }
 
-    /** The metrics' hook when {@link DelayTaskMetricsAutoConfiguration} or the application defines one. */
+    /**
+     * Every {@link TaskEvents} bean, told in order: the meters of {@link DelayTaskMetricsAutoConfiguration} (or the
+     * application's own events instead), and the recent activity of the {@code delaytasks} endpoint.
+     */
     static TaskEvents events(ObjectProvider<TaskEvents> events) {
-        return events.getIfAvailable(() -> TaskEvents.NONE);
+        return TaskEvents.of(events.orderedStream().toList());
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.Map;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.actuate.DelayTasksEndpoint;
 import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
+import io.github.delaytask.actuate.RecentActivity;
 import io.github.delaytask.core.QueueOverview;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.redis.TaskQueues;
@@ -37,15 +38,23 @@ public class DelayTaskEndpointAutoConfiguration {
     @ConditionalOnMissingBean
     public DelayTasksEndpoint delayTasksEndpoint(DelayTaskService service, TaskStore store, TaskQueues queues,
             ObjectProvider<DelayTaskListenerEndpointRegistry> listeners, ObjectProvider<DelayTaskJobs> jobs,
-            BeanFactory beanFactory) {
+            RecentActivity activity, BeanFactory beanFactory) {
         // listeners are off with delay-task.listener.enabled=false; the queues of other instances still show
         QueueOverview overview = new QueueOverview(store, queues, () -> listeners.stream()
             .findFirst()
             .map(DelayTaskListenerEndpointRegistry::listeners)
             .orElse(Map.of()));
         return new DelayTasksEndpoint(service, overview,
-                () -> jobs.stream().findFirst().map(DelayTaskJobs::lastReload).orElse(null),
+                () -> jobs.stream().findFirst().map(DelayTaskJobs::lastReload).orElse(null), activity,
                 DelayTaskConfigurations.clock(beanFactory));
+    }
+
+    /** What the endpoint shows of this instance's recent runs; the service, broker and listeners tell it. */
+    @Bean
+    @ConditionalOnBean({ DelayTaskService.class, TaskStore.class, TaskQueues.class })
+    @ConditionalOnMissingBean
+    public RecentActivity delayTaskRecentActivity(BeanFactory beanFactory) {
+        return new RecentActivity(DelayTaskConfigurations.clock(beanFactory));
     }
 
     @Bean

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -70,6 +71,8 @@ public class DelayTaskProperties {
     private final Health health = new Health();
 
     private final History history = new History();
+
+    private final Dashboard dashboard = new Dashboard();
 
     public boolean isEnabled() {
         return this.enabled;
@@ -161,6 +164,10 @@ public class DelayTaskProperties {
 
     public History getHistory() {
         return this.history;
+    }
+
+    public Dashboard getDashboard() {
+        return this.dashboard;
     }
 
     public static class Redis {
@@ -538,6 +545,42 @@ public class DelayTaskProperties {
 
         public void setPurgeEnabled(boolean purgeEnabled) {
             this.purgeEnabled = purgeEnabled;
+        }
+
+    }
+
+    public static class Dashboard {
+
+        /**
+         * Whether to serve the dashboard, a web page of the queues and the dead tasks that acts through the
+         * delaytasks endpoint, when the application is a Spring MVC web application.
+         */
+        private boolean enabled;
+
+        /**
+         * Path of the dashboard, below the application's context path. Starts with a slash and does not end with
+         * one.
+         */
+        private String path = "/delay-task";
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getPath() {
+            return this.path;
+        }
+
+        public void setPath(String path) {
+            Assert.isTrue(path.startsWith("/") && !path.endsWith("/"), () -> "delay-task.dashboard.path ('" + path
+                    + "') must start with '/' and must not end with '/', such as '/delay-task'");
+            Assert.isTrue(!path.contains("*") && !path.contains("{"), () -> "delay-task.dashboard.path ('" + path
+                    + "') must be a plain path, without patterns");
+            this.path = path;
         }
 
     }

@@ -2,14 +2,17 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
+import com.jayway.jsonpath.JsonPath;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.actuate.DelayTasksEndpoint;
 import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
@@ -54,6 +57,8 @@ class DelayTasksEndpointTests {
     static final int FAILING = 71;
 
     static final int BLOCKING = 72;
+
+    static final int RECORDED = 73;
 
     private TestBackend backend;
 
@@ -143,6 +148,63 @@ class DelayTasksEndpointTests {
             mvc.perform(get("/actuator/delaytasks/tasks/{id}", id + 1)).andExpect(status().isNotFound());
             mvc.perform(get("/actuator/delaytasks/other/{id}", id)).andExpect(status().isNotFound());
         });
+    }
+
+    @Test
+    void findsTheLiveTaskOfABusinessKeyAndAnswers404WhenNoLiveTaskHasIt() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service
+                .addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofHours(1)).bizKey("order:9").build());
+            long dead = service.addTask(DelayTask.builder(FAILING).bizKey("order:10").build());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(dead).orElseThrow().status() == TaskStatus.DEAD);
+            MockMvc mvc = mvc(context);
+            mvc.perform(get("/actuator/delaytasks/keys/{key}", "order:9"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.taskId").value(id))
+                .andExpect(jsonPath("$.bizKey").value("order:9"))
+                .andExpect(jsonPath("$.status").value("SCHEDULED"));
+            // a dead task holds its key no more: a new task may take it
+            mvc.perform(get("/actuator/delaytasks/keys/{key}", "order:10")).andExpect(status().isNotFound());
+            mvc.perform(get("/actuator/delaytasks/keys/{key}", "order:11")).andExpect(status().isNotFound());
+            assertThat(service.findTask("order:9")).map(TaskDetails::taskId).hasValue(id);
+            assertThat(service.cancelTask("order:9")).isTrue();
+            mvc.perform(get("/actuator/delaytasks/keys/{key}", "order:9")).andExpect(status().isNotFound());
+            mvc.perform(get("/actuator/delaytasks/tasks/{id}", "first")).andExpect(status().isBadRequest());
+        });
+    }
+
+    @Test
+    void reportsTheRunsAndLatenessOfThisInstanceOverTheLastTenMinutes() {
+        this.runner.withBean(Recorded.class).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long dead = service.addTask(DelayTask.builder(FAILING).build());
+            service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(200)).build());
+            service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofMillis(200)).build());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(dead).orElseThrow().status() == TaskStatus.DEAD);
+            MockMvc mvc = mvc(context);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                String json = mvc.perform(get("/actuator/delaytasks"))
+                    .andExpect(status().isOk())
+                    .andExpect(jsonPath("$.activity.interval").value("PT10S"))
+                    .andExpect(jsonPath("$.activity.intervals.length()").value(60))
+                    .andExpect(jsonPath("$.activity.intervals[59].start").isNotEmpty())
+                    .andReturn()
+                    .getResponse()
+                    .getContentAsString();
+                assertThat(sum(json, "executed")).isEqualTo(2);
+                assertThat(sum(json, "dead")).isEqualTo(1);
+                // the failing task was due at once, so only the two delayed ones had a lateness
+                assertThat(sum(json, "starts")).isEqualTo(2);
+            });
+        });
+    }
+
+    private static int sum(String json, String field) {
+        List<Integer> values = JsonPath.read(json, "$.activity.intervals[*]." + field);
+        return values.stream().mapToInt(Integer::intValue).sum();
     }
 
     @Test
@@ -437,6 +499,14 @@ class DelayTasksEndpointTests {
 
     private static MockMvc mvc(AssertableWebApplicationContext context) {
         return MockMvcBuilders.webAppContextSetup(context).build();
+    }
+
+    static class Recorded {
+
+        @DelayTaskListener(taskType = RECORDED)
+        void recorded(DelayTask task) {
+        }
+
     }
 
     static class Listeners {

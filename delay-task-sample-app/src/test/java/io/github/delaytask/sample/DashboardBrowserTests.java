@@ -1,0 +1,172 @@
+package io.github.delaytask.sample;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.sample.webhook.Partner;
+import io.github.delaytask.sample.webhook.WebhookService;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.ThrowingRunnable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.util.FileSystemUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The dashboard of the sample, in a headless Chromium: Debian's {@code chromium} and {@code chromium-driver}, given
+ * to Selenium by path so that Selenium Manager never looks for a browser or a driver to download. Run with
+ * {@code mvn verify -Pbrowser -pl delay-task-sample-app -am}; {@code -Ddashboard.screenshot=$PWD/docs/dashboard.png}
+ * (an absolute path: the test runs in its module's directory) also saves the page with its dead task, as the README
+ * shows it.
+ */
+@Tag("browser")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = "delay-task.redis.key-prefix=sample-browser-${random.uuid}")
+class DashboardBrowserTests {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+
+    @Value("${local.server.port}")
+    private int port;
+
+    @Autowired
+    private WebhookService webhooks;
+
+    @Autowired
+    private Partner partner;
+
+    @Autowired
+    private DelayTaskService tasks;
+
+    private Path profile;
+
+    private WebDriver browser;
+
+    @BeforeAll
+    void startBrowser() throws IOException {
+        assertThat(CHROMIUM).as("Debian's chromium (apt-get install chromium chromium-driver)").isExecutable();
+        assertThat(CHROMEDRIVER).as("Debian's chromium-driver").isExecutable();
+        this.profile = Files.createTempDirectory("delay-task-chromium");
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
+            .addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--window-size=1440,1100", "--user-data-dir=" + this.profile);
+        ChromeDriverService driver = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+            .usingAnyFreePort()
+            .build();
+        this.browser = new ChromeDriver(driver, options);
+    }
+
+    @AfterAll
+    void stopBrowser() throws IOException {
+        if (this.browser != null) {
+            this.browser.quit();
+        }
+        FileSystemUtils.deleteRecursively(this.profile);
+    }
+
+    @Test
+    void showsTheSamplesQueuesAndADeadWebhookWithItsErrorWhichRunsOnceRequeuedFromThePage() throws IOException {
+        // some work done, for the chart
+        List<Long> delivered = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            delivered.add(this.webhooks.send("order " + i + " shipped"));
+        }
+        await().atMost(Duration.ofSeconds(20))
+            .until(() -> delivered.stream().allMatch((id) -> status(id) == TaskStatus.EXECUTED));
+        String event = "order " + UUID.randomUUID() + " paid";
+        this.partner.setUp(false);
+        long taskId;
+        try {
+            taskId = this.webhooks.send(event);
+            await().atMost(Duration.ofSeconds(20)).until(() -> status(taskId) == TaskStatus.DEAD);
+        }
+        finally {
+            this.partner.setUp(true);
+        }
+
+        this.browser.get("http://127.0.0.1:" + this.port + "/delay-task");
+        onThePage(() -> {
+            List<String> queues = this.browser.findElements(By.cssSelector("#queues tbody tr"))
+                .stream()
+                .map((row) -> row.getAttribute("data-queue"))
+                .toList();
+            assertThat(queues).contains(TaskTypes.ORDER_TIMEOUT + "/0", TaskTypes.CALL_ATTEMPT + "/0",
+                    TaskTypes.WEBHOOK + "/0");
+        });
+        WebElement webhookQueue = this.browser
+            .findElement(By.cssSelector("#queues tr[data-queue='" + TaskTypes.WEBHOOK + "/0']"));
+        assertThat(webhookQueue.getText()).contains("WebhookService.deliver").contains("running");
+
+        By deadRow = By.cssSelector("#dead tr[data-task-id='" + taskId + "']");
+        onThePage(() -> assertThat(this.browser.findElement(deadRow).getText()).contains("503 Service Unavailable")
+            .contains("webhook:"));
+        saveScreenshot();
+
+        this.browser.findElement(deadRow).findElement(By.cssSelector("button.requeue")).click();
+        await().atMost(Duration.ofSeconds(15)).until(() -> status(taskId) == TaskStatus.EXECUTED);
+        assertThat(this.partner.received()).contains(event);
+        assertThat(this.browser.findElement(By.id("message")).getText()).contains("Task " + taskId + ": requeued");
+        await().atMost(Duration.ofSeconds(15))
+            .ignoreExceptions()
+            .until(() -> this.browser.findElements(deadRow).isEmpty());
+    }
+
+    /** Waits for the page to show what the assertion expects; if it never does, says what it shows instead. */
+    private void onThePage(ThrowingRunnable assertion) {
+        try {
+            await().atMost(Duration.ofSeconds(15)).ignoreExceptions().untilAsserted(assertion);
+        }
+        catch (ConditionTimeoutException ex) {
+            throw new AssertionError("The page shows:\n" + this.browser.findElement(By.tagName("body")).getText(), ex);
+        }
+    }
+
+    private TaskStatus status(long taskId) {
+        return this.tasks.findTask(taskId).orElseThrow().status();
+    }
+
+    /** The page as the README shows it, when asked for with {@code -Ddashboard.screenshot=path}. */
+    private void saveScreenshot() throws IOException {
+        String target = System.getProperty("dashboard.screenshot");
+        if (target == null || target.isBlank()) {
+            return;
+        }
+        File shot = ((ChromeDriver) this.browser).getScreenshotAs(OutputType.FILE);
+        Path path = Path.of(target);
+        if (path.getParent() != null) {
+            Files.createDirectories(path.getParent());
+        }
+        Files.copy(shot.toPath(), path, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+}
