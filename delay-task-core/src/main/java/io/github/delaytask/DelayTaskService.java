@@ -41,7 +41,8 @@ public interface DelayTaskService {
     List<Long> addTasks(List<DelayTask> tasks);
 
     /**
-     * Cancel a task that has not started running.
+     * Cancel a task that has not started running, or discard a {@link TaskStatus#DEAD} one: either way its status
+     * becomes {@link TaskStatus#CANCELLED}, and a dead task is no longer listed, counted or requeued as dead.
      * @param taskId the task's id
      * @return {@code true} if this call cancelled it; {@code false} if the id is unknown or the task already ran,
      * is running or was cancelled

@@ -339,6 +339,9 @@
         if (task.status === 'DEAD') {
             actions.push(button('Requeue', 'requeue', () => changeTask(task, 'requeue', after),
                 'Run it again, now, with its attempts from zero'));
+            actions.push(' ');
+            actions.push(button('Cancel', 'cancel danger', () => changeTask(task, 'cancel', after),
+                'Discard it: it will not run again, and leaves the dead tasks'));
         }
         if (task.status === 'SCHEDULED') {
             actions.push(button('Run now', 'run-now', () => changeTask(task, 'run-now', after), 'Make it due now'));

@@ -179,7 +179,8 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
     public boolean cancelTask(long taskId) {
         StoredTask cancelled = dataAccess(() -> this.store.cancel(taskId), "cancel task " + taskId);
         if (cancelled == null) {
-            return false;
+            // a dead task has left taskinfo and Redis already: only its log changes
+            return dataAccess(() -> this.store.cancelDead(taskId), "cancel dead task " + taskId);
         }
         afterCommit(() -> this.handOff.remove(cancelled));
         return true;

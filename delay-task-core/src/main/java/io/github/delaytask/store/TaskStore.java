@@ -125,6 +125,16 @@ public interface TaskStore {
     StoredTask cancel(long taskId);
 
     /**
+     * Discard a dead task: its log says cancelled from now on, so that it is no longer listed, counted or requeued
+     * as dead, and the history purge deletes it with the other cancelled tasks. A concurrent requeue and a discard of
+     * one task have one winner.
+     * @return whether this call discarded it; false if it is not dead
+     */
+    default boolean cancelDead(long taskId) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not discard dead tasks");
+    }
+
+    /**
      * Live tasks due up to {@code horizon}, in (execute time, id) order after the given position: one page of the
      * reload.
      */

@@ -51,7 +51,7 @@ public class DelayTasksEndpoint {
     /** Make a dead task live again, due now. */
     public static final String REQUEUE = "requeue";
 
-    /** Cancel a task no consumer holds. */
+    /** Cancel a task no consumer holds, or discard a dead one. */
     public static final String CANCEL = "cancel";
 
     /** Move a task no consumer holds to now. */
@@ -298,7 +298,7 @@ public class DelayTasksEndpoint {
             return (task.status() != TaskStatus.DEAD) ? "task " + task.taskId() + " is " + task.status()
                     + "; only a DEAD task can be requeued" : null;
         }
-        if (task.status() == TaskStatus.SCHEDULED) {
+        if (task.status() == TaskStatus.SCHEDULED || (CANCEL.equals(action) && task.status() == TaskStatus.DEAD)) {
             return null;
         }
         String reason = "task " + task.taskId() + " is " + task.status() + "; only a SCHEDULED task can be "

@@ -614,6 +614,28 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
+    void cancellingADeadTaskDiscardsItSoThatItIsNeitherListedNorRequeuedAsDeadAgain() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            // three attempts each, all failing; the requeued one then succeeds
+            context.getBean(Listeners.class).flakyFailures.set(6);
+            long discarded = service.addTask(DelayTask.builder(FLAKY).build());
+            long kept = service.addTask(DelayTask.builder(FLAKY).build());
+            await().atMost(Duration.ofSeconds(20))
+                .until(() -> status(context, discarded) == TaskStatus.DEAD && status(context, kept) == TaskStatus.DEAD);
+
+            assertThat(service.cancelTask(discarded)).isTrue();
+            assertThat(service.cancelTask(discarded)).as("cancelled already").isFalse();
+            assertThat(status(context, discarded)).isEqualTo(TaskStatus.CANCELLED);
+            assertThat(service.findDeadTasks(0, 10)).extracting(TaskDetails::taskId).containsExactly(kept);
+            assertThat(service.requeueTask(discarded)).isFalse();
+            assertThat(service.requeueDeadTasks(FLAKY, 0)).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, kept) == TaskStatus.EXECUTED);
+            assertThat(status(context, discarded)).isEqualTo(TaskStatus.CANCELLED);
+        });
+    }
+
+    @Test
     void requeueDeadTasksRunsEveryDeadTaskOfItsQueueAgainButOneWhoseBusinessKeyIsLiveAgain() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);

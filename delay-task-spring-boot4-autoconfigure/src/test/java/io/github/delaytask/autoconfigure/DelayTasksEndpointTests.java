@@ -248,7 +248,7 @@ class DelayTasksEndpointTests {
                 .andExpect(jsonPath("$.status").value("NOT_ALLOWED"))
                 .andExpect(jsonPath("$.reason")
                     .value("task " + scheduled + " is SCHEDULED; only a DEAD task can be requeued"));
-            mvc.perform(change(dead, "{\"action\": \"cancel\"}"))
+            mvc.perform(change(dead, "{\"action\": \"run-now\"}"))
                 .andExpect(status().isConflict())
                 .andExpect(jsonPath("$.reason").value(containsString("is DEAD; only a SCHEDULED task")));
             mvc.perform(change(dead, "{\"action\": \"requeue\"}"))
@@ -260,6 +260,26 @@ class DelayTasksEndpointTests {
             await().atMost(Duration.ofSeconds(10))
                 .until(() -> service.findTask(dead).orElseThrow().status() == TaskStatus.DEAD);
             assertThat(context.getBean(Listeners.class).failures).hasValue(2);
+        });
+    }
+
+    @Test
+    void cancelsADeadTaskWhichThenLeavesTheDeadTasksAndCannotBeRequeued() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long dead = service.addTask(DelayTask.builder(FAILING).build());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> service.findTask(dead).orElseThrow().status() == TaskStatus.DEAD);
+            MockMvc mvc = mvc(context);
+            mvc.perform(change(dead, "{\"action\": \"cancel\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.status").value("CHANGED"))
+                .andExpect(jsonPath("$.task.status").value("CANCELLED"));
+            mvc.perform(get("/actuator/delaytasks/dead")).andExpect(jsonPath("$.tasks").isEmpty());
+            mvc.perform(change(dead, "{\"action\": \"requeue\"}"))
+                .andExpect(status().isConflict())
+                .andExpect(jsonPath("$.reason")
+                    .value("task " + dead + " is CANCELLED; only a DEAD task can be requeued"));
         });
     }
 

@@ -443,6 +443,17 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
+    public boolean cancelDead(long taskId) {
+        // the version moves on, so that a requeue that read the dead row before this loses its version check
+        return this.logs.update(null, Wrappers.<TaskInfoLog>update()
+            .set("status", TaskStatus.CANCELLED.code())
+            .setSql("version = version + 1")
+            .setSql("finished_at = (" + statements().clockExpression() + ")")
+            .eq("task_id", taskId)
+            .eq("status", TaskStatus.DEAD.code())) > 0;
+    }
+
+    @Override
     public List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit) {
         return statements().findDue(horizon, afterExecuteTime, afterTaskId, limit);
     }
