@@ -349,7 +349,7 @@ public class TaskBroker {
      */
     public void announce(Map<QueueId, Long> earliest) {
         if (this.wakeUps != null) {
-            earliest.forEach(this.wakeUps::publish);
+            this.wakeUps.publish(earliest);
         }
     }
 

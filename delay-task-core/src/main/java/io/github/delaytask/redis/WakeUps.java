@@ -3,6 +3,7 @@ package io.github.delaytask.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -11,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
@@ -58,19 +60,28 @@ public class WakeUps {
     }
 
     /**
-     * Tell the other instances of a task scheduled here, if it is due within the horizon. Never throws: a wake-up
-     * that cannot be sent only costs a poll interval.
+     * Tell the other instances of the earliest task scheduled here in each queue, for those due within the horizon:
+     * one message for all of them, so that a Redis gone slow costs one command timeout at most. Never throws: a
+     * wake-up that cannot be sent only costs a poll interval.
+     * @param earliest the earliest execute time, epoch ms, of each queue
      */
-    public void publish(QueueId queue, long executeTime) {
-        if (executeTime - this.clock.millis() >= this.horizonMillis) {
+    public void publish(Map<QueueId, Long> earliest) {
+        long now = this.clock.millis();
+        StringBuilder message = new StringBuilder(this.sender);
+        earliest.forEach((queue, executeTime) -> {
+            if (executeTime - now < this.horizonMillis) {
+                message.append(' ').append(queue.taskType()).append(' ').append(queue.priority()).append(' ')
+                    .append(executeTime);
+            }
+        });
+        if (message.length() == this.sender.length()) {
             return;
         }
         try {
-            this.redis.convertAndSend(this.keys.wakeUps(),
-                    this.sender + " " + queue.taskType() + " " + queue.priority() + " " + executeTime);
+            this.redis.convertAndSend(this.keys.wakeUps(), message.toString());
         }
         catch (RuntimeException ex) {
-            logger.debug("Could not send a wake-up for a task of " + queue, ex);
+            logger.debug("Could not send a wake-up for " + earliest.keySet(), ex);
         }
     }
 
@@ -129,7 +140,10 @@ public class WakeUps {
             SimpleAsyncTaskExecutor threads = new SimpleAsyncTaskExecutor("delay-task-wake-ups-");
             threads.setDaemon(true);
             this.container.setConnectionFactory(WakeUps.this.redis.getRequiredConnectionFactory());
-            this.container.setTaskExecutor(threads);
+            // a message only wakes a sleeping poller: heard on the thread that received it, not on a thread of its
+            // own each, which a busy cluster would start by the thousand
+            this.container.setTaskExecutor(new SyncTaskExecutor());
+            this.container.setSubscriptionExecutor(threads);
             this.container.setRecoveryInterval(RETRY_MILLIS);
             boolean subscribed = false;
             while (!this.stopped) {
@@ -167,13 +181,16 @@ public class WakeUps {
         }
 
         private void received(Message message, byte @Nullable [] pattern) {
+            // the sender, then the type, priority and execute time of each queue
             String[] parts = new String(message.getBody(), StandardCharsets.UTF_8).split(" ");
-            if (parts.length != 4 || parts[0].equals(WakeUps.this.sender)) {
+            if (parts.length < 4 || (parts.length - 1) % 3 != 0 || parts[0].equals(WakeUps.this.sender)) {
                 return;
             }
             try {
-                this.listener.scheduled(new QueueId(Integer.parseInt(parts[1]), Integer.parseInt(parts[2])),
-                        Long.parseLong(parts[3]));
+                for (int i = 1; i < parts.length; i += 3) {
+                    this.listener.scheduled(new QueueId(Integer.parseInt(parts[i]), Integer.parseInt(parts[i + 1])),
+                            Long.parseLong(parts[i + 2]));
+                }
             }
             catch (RuntimeException ex) {
                 logger.debug("Ignored a wake-up that is not one: " + String.join(" ", parts), ex);

@@ -131,7 +131,7 @@ public interface TaskStore {
      * @return whether this call discarded it; false if it is not dead
      */
     default boolean cancelDead(long taskId) {
-        throw new UnsupportedOperationException(getClass().getName() + " does not discard dead tasks");
+        return false;
     }
 
     /**

@@ -187,6 +187,14 @@ class DelayTaskAutoConfigurationTests {
     }
 
     @Test
+    void wakeUpsAreOnByDefaultAndWakeUpsFalseTurnsThemOffWhileTheListenersStillRun() {
+        this.contextRunner.run((context) -> assertThat(context).hasSingleBean(io.github.delaytask.redis.WakeUps.class));
+        this.contextRunner.withPropertyValues("delay-task.listener.wake-ups=false")
+            .run((context) -> assertThat(context).hasSingleBean(DelayTaskListenerEndpointRegistry.class)
+                .doesNotHaveBean(io.github.delaytask.redis.WakeUps.class));
+    }
+
+    @Test
     void listenerEnabledFalseKeepsTheServiceButStartsNoListeners() {
         this.contextRunner.withPropertyValues("delay-task.listener.enabled=false")
             .run((context) -> assertThat(context).hasSingleBean(DelayTaskService.class)

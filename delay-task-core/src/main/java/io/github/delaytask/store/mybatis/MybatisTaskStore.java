@@ -278,9 +278,12 @@ public class MybatisTaskStore implements TaskStore {
             change.setStatus(TaskStatus.SCHEDULED.code());
             change.setAttempts(0);
             change.setExecuteTime(executeTime);
+            // the status too, not only the version: a discard of the dead task in between must win without
+            // MyBatis-Plus's optimistic lock as well
             if (this.logs.update(change, Wrappers.<TaskInfoLog>update()
                 .setSql("finished_at = NULL")
-                .eq("task_id", taskId)) == 0) {
+                .eq("task_id", taskId)
+                .eq("status", TaskStatus.DEAD.code())) == 0) {
                 return null;
             }
             TaskInfo row = new TaskInfo();
