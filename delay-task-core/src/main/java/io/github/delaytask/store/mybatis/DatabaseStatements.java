@@ -106,17 +106,19 @@ interface DatabaseStatements {
 
     /** Maps the columns of {@link #LIVE_COLUMNS}, in that order. */
     static StoredTask storedTask(ResultSet row, int number) throws SQLException {
-        long leaseUntil = row.getLong(8);
-        Long lease = row.wasNull() ? null : leaseUntil;
-        return new StoredTask(row.getLong(1), row.getInt(2), row.getInt(3), row.getLong(4), row.getBytes(5),
-                row.getInt(6), row.getInt(7), lease);
+        return liveTask(row, null);
     }
 
     /** Maps the columns of {@link #TRACED_COLUMNS}, in that order. */
     static StoredTask tracedTask(ResultSet row, int number) throws SQLException {
-        StoredTask task = storedTask(row, number);
-        return new StoredTask(task.taskId(), task.taskType(), task.priority(), task.executeTime(), task.parameters(),
-                task.version(), task.attempts(), task.leaseUntil(), row.getString(9));
+        return liveTask(row, row.getString(9));
+    }
+
+    private static StoredTask liveTask(ResultSet row, String traceContext) throws SQLException {
+        long leaseUntil = row.getLong(8);
+        Long lease = row.wasNull() ? null : leaseUntil;
+        return new StoredTask(row.getLong(1), row.getInt(2), row.getInt(3), row.getLong(4), row.getBytes(5),
+                row.getInt(6), row.getInt(7), lease, traceContext);
     }
 
 }
