@@ -29,7 +29,10 @@ public @interface DelayTaskListener {
     /** Task type handled, from 0 to {@link DelayTask#MAX_TYPE}. */
     int taskType();
 
-    /** Priority handled, from 0 to {@link DelayTask#MAX_PRIORITY}. */
+    /**
+     * Priority handled, from 0 to {@link DelayTask#MAX_PRIORITY}. When handler threads are short, the listener of
+     * the higher number of a type is claimed for first; types share the threads equally.
+     */
     int priority() default 0;
 
     /** Attempts in all, the first included, before the task becomes DEAD; 1 means no retry, 0 the default. */

@@ -10,10 +10,26 @@
 -- ARGV[1] how many tasks to claim (0 only moves due work: the refresh job)
 -- ARGV[2] lease in ms
 -- ARGV[3] at most this many ids moved from each sorted set per call; a claim moves no more than it claims
--- Returns { now ms, ms until the next future task is due or -1, '1' if the marker is there else '0', '1' if the queue
---           is paused else '0', how many ids whose lease ran out went back to the ready set, claimed ids... } as
---           strings
+-- ARGV[4] '1' if the caller needs the server's time even from a queue that holds nothing, else '0'
+-- Returns { now ms (or -1 when the queue holds nothing and ARGV[4] is '0'), ms until the next future task is due or
+--           an in-flight lease runs out, or -1 if neither, '1' if the marker is there else '0', '1' if the queue is
+--           paused else '0', how many ids whose lease ran out went back to the ready set, claimed ids... } as strings
 redis.replicate_commands()
+-- An idle queue is looked at by every dispatcher now and then: answer that look with one command, as dispatchers of
+-- many queues would otherwise keep Redis busy with nothing to do. EXISTS counts a key once per mention, so with the
+-- marker named 4 times and the paused flag 8 times its count says at once whether the sets are empty (count < 4
+-- apart from those), the marker is there (4) and the queue is paused (8).
+if ARGV[4] ~= '1' then
+    local k = KEYS
+    local count = redis.call('EXISTS', k[1], k[2], k[3], k[4], k[4], k[4], k[4],
+                             k[5], k[5], k[5], k[5], k[5], k[5], k[5], k[5])
+    if count == 4 or count == 12 then
+        return { '-1', '-1', '1', (count == 12) and '1' or '0', '0' }
+    end
+end
+local flags = redis.call('MGET', KEYS[4], KEYS[5])
+local loaded = flags[1] and '1' or '0'
+local paused = flags[2] and 1 or 0
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local count = tonumber(ARGV[1])
@@ -46,9 +62,7 @@ end
 local redelivered = move(KEYS[3], KEYS[2], now)
 move(KEYS[1], KEYS[2], now)
 
-local paused = redis.call('EXISTS', KEYS[5])
-local result = { tostring(now), '-1', tostring(redis.call('EXISTS', KEYS[4])), tostring(paused),
-                 tostring(redelivered) }
+local result = { tostring(now), '-1', loaded, tostring(paused), tostring(redelivered) }
 if count > 0 and paused == 0 then
     local popped = redis.call('ZPOPMIN', KEYS[2], count)
     local deadline = now + tonumber(ARGV[2])
@@ -58,8 +72,16 @@ if count > 0 and paused == 0 then
     end
 end
 
-local nextDue = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if #nextDue > 0 then
-    result[2] = tostring(math.max(0, tonumber(nextDue[2]) - now))
+-- the next look this queue needs: its next task due, or the next lease to run out (a consumer that dies leaves its
+-- tasks to whoever looks then)
+local nextDue = nil
+for _, key in ipairs({ KEYS[1], KEYS[3] }) do
+    local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if #first > 0 and (nextDue == nil or tonumber(first[2]) < nextDue) then
+        nextDue = tonumber(first[2])
+    end
+end
+if nextDue ~= nil then
+    result[2] = tostring(math.max(0, nextDue - now))
 end
 return result

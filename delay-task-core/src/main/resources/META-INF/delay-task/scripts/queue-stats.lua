@@ -6,6 +6,10 @@
 -- Returns { ids not due yet, ids due and not claimed (ready, and those of the future set due by now), ids in flight,
 --           ms the oldest due id not claimed has waited past its execute time, or 0 if there is none, leaving out
 --           ids due at once (execute time 0) } as strings
+-- every instance samples every queue: an empty one costs one command
+if redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3]) == 0 then
+    return { '0', '0', '0', '0' }
+end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 

@@ -76,7 +76,7 @@ final class RedisHandOff {
         this.timeoutNanos = timeout.toNanos();
     }
 
-    /** Put new tasks into their queues' future sets, and wake the pollers of this instance that sleep past them. */
+    /** Put new tasks into their queues' future sets, and wake this instance's dispatcher if it sleeps past them. */
     void add(List<StoredTask> tasks) {
         if (!tasks.isEmpty()) {
             submit(new NewTasks(tasks));
@@ -256,7 +256,7 @@ final class RedisHandOff {
         scheduled(queue, earliest);
     }
 
-    /** Wake this instance's pollers now; the other instances' once the round is done (see {@link #run}). */
+    /** Wake this instance's dispatcher now; the other instances' once the round is done (see {@link #run}). */
     private void scheduled(QueueId queue, long executeTime) {
         this.broker.scheduled(queue, executeTime);
         this.toAnnounce.merge(queue, executeTime, Math::min);

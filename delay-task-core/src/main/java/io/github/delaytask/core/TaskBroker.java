@@ -62,6 +62,9 @@ public class TaskBroker {
     /** Every queue this instance has claimed from: those a recovery should mark loaded when Redis loses its data. */
     private final Set<QueueId> consumedQueues = ConcurrentHashMap.newKeySet();
 
+    /** Queues a dispatcher of this instance claims from, whatever their tasks. */
+    private final Set<QueueId> listenedQueues = ConcurrentHashMap.newKeySet();
+
     /** Queues whose last claim failed in Redis. */
     private final Set<QueueId> unreachableQueues = ConcurrentHashMap.newKeySet();
 
@@ -115,6 +118,56 @@ public class TaskBroker {
         return new Batch(won, claim.taskIds().size(), claim.nextDueInMillis(), false);
     }
 
+    /**
+     * Claim due tasks of many queues at once: their Redis claims in one pipeline, then every id they handed out in
+     * one database statement, so that a round over many queues costs what a claim of one does.
+     * @param counts how many tasks to claim from each queue
+     * @return the tasks won in each queue, and the queues whose claim failed in Redis
+     */
+    public Batches claimAll(Map<QueueId, Integer> counts) {
+        this.consumedQueues.addAll(counts.keySet());
+        Set<QueueId> timed = new HashSet<>();
+        if (!this.unreachableQueues.isEmpty()) {
+            counts.keySet().stream().filter(this.unreachableQueues::contains).forEach(timed::add);
+        }
+        TaskQueues.Claims claims = this.queues.claimAll(counts, this.lease, timed);
+        this.unreachableQueues.addAll(claims.failed().keySet());
+        List<Long> ids = new ArrayList<>();
+        long now = Long.MAX_VALUE;
+        for (Map.Entry<QueueId, Claim> entry : claims.claimed().entrySet()) {
+            QueueId queue = entry.getKey();
+            Claim claim = entry.getValue();
+            reportLoss(queue, claim);
+            if (claim.redelivered() > 0) {
+                this.events.redelivered(queue, claim.redelivered());
+            }
+            if (!claim.taskIds().isEmpty()) {
+                ids.addAll(claim.taskIds());
+                // on a Cluster the servers' clocks differ a little: the earliest neither takes a task before it is due
+                // nor gives a lease longer than asked
+                now = Math.min(now, claim.redisTime());
+            }
+        }
+        Map<QueueId, List<StoredTask>> won = new HashMap<>();
+        if (!ids.isEmpty()) {
+            for (StoredTask task : this.store.claimDue(ids, now, now + this.lease.toMillis())) {
+                won.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task);
+            }
+        }
+        Map<QueueId, Batch> batches = new HashMap<>();
+        for (Map.Entry<QueueId, Claim> entry : claims.claimed().entrySet()) {
+            QueueId queue = entry.getKey();
+            Claim claim = entry.getValue();
+            List<StoredTask> tasks = won.getOrDefault(queue, List.of());
+            if (tasks.size() < claim.taskIds().size()) {
+                settleMissed(queue, claim.taskIds(), tasks, now);
+            }
+            batches.put(queue, new Batch(tasks, claim.taskIds().size(), claim.nextDueInMillis(),
+                    claim.paused() && claim.taskIds().isEmpty()));
+        }
+        return new Batches(batches, claims.failed());
+    }
+
     /** Stop claims of the queue on every instance: {@link TaskQueues#pause}. */
     public boolean pause(QueueId queue) {
         return this.queues.pause(queue);
@@ -124,7 +177,7 @@ public class TaskBroker {
     public boolean resume(QueueId queue) {
         boolean resumed = this.queues.resume(queue);
         if (resumed) {
-            // pollers of a paused queue wait a poll interval between looks; what fell due meanwhile is due now
+            // dispatchers look at a paused queue only now and then; what fell due meanwhile is due now
             long now = this.clock.millis();
             scheduled(queue, now);
             announce(Map.of(queue, now));
@@ -139,7 +192,7 @@ public class TaskBroker {
 
     /**
      * Move a queue's due tasks, and those whose lease ran out, into its ready set, claiming none: the refresh job's
-     * work for queues no poller here visits.
+     * work for queues no dispatcher here claims from.
      * @return what Redis says of the queue
      */
     public Claim moveDue(QueueId queue) {
@@ -150,11 +203,7 @@ public class TaskBroker {
         return moved;
     }
 
-    /**
-     * Claim in Redis, and tell the loss listeners when the queue's data may be lost: its marker is gone (Redis lost
-     * everything), or the claim succeeds after one that failed (Redis may have restarted from an older snapshot, or
-     * failed over to a replica that missed the last writes, and kept the marker).
-     */
+    /** Claim in Redis, and tell the loss listeners when the queue's data may be lost. */
     private Claim claimInRedis(QueueId queue, int max) {
         Claim claim;
         try {
@@ -164,13 +213,22 @@ public class TaskBroker {
             this.unreachableQueues.add(queue);
             throw ex;
         }
+        reportLoss(queue, claim);
+        return claim;
+    }
+
+    /**
+     * Tell the loss listeners when the queue's data may be lost: its marker is gone (Redis lost everything), or the
+     * claim succeeds after one that failed (Redis may have restarted from an older snapshot, or failed over to a
+     * replica that missed the last writes, and kept the marker).
+     */
+    private void reportLoss(QueueId queue, Claim claim) {
         boolean back = !this.unreachableQueues.isEmpty() && this.unreachableQueues.remove(queue);
         if (back || !claim.loaded()) {
             for (LossListener listener : this.lossListeners) {
                 listener.queueLost(queue, claim.redisTime());
             }
         }
-        return claim;
     }
 
     /** Put the ids Redis handed out and the database did not give this claim where they belong. */
@@ -186,14 +244,14 @@ public class TaskBroker {
                 gone.add(taskId);
             }
             else if (task.leasedAt(now)) {
-                this.queues.defer(queue, taskId, task.leaseUntil());
+                deferLocally(queue, taskId, task.leaseUntil());
             }
             else if (task.executeTime() > now) {
-                this.queues.defer(queue, taskId, task.executeTime());
+                deferLocally(queue, taskId, task.executeTime());
             }
             else {
                 // a concurrent change won: look again soon, by which time the database says what it is
-                this.queues.defer(queue, taskId, now + RECHECK_MILLIS);
+                deferLocally(queue, taskId, now + RECHECK_MILLIS);
             }
         }
         if (!gone.isEmpty()) {
@@ -222,7 +280,7 @@ public class TaskBroker {
             else {
                 warnOfSharedKeys(queue, taskId);
                 // not due again at once: this instance would claim it over and over before its owner does
-                this.queues.defer(queue, taskId, now + FOREIGN_TASK_PAUSE_MILLIS);
+                deferLocally(queue, taskId, now + FOREIGN_TASK_PAUSE_MILLIS);
             }
         }
         if (!finished.isEmpty()) {
@@ -282,7 +340,7 @@ public class TaskBroker {
     public void giveBack(List<StoredTask> claimed) {
         for (StoredTask task : claimed) {
             if (this.store.unclaim(task)) {
-                this.queues.defer(task.queue(), task.taskId(), task.executeTime());
+                deferLocally(task.queue(), task.taskId(), task.executeTime());
             }
         }
     }
@@ -312,7 +370,7 @@ public class TaskBroker {
             if (this.store.release(claimed, next, message)) {
                 this.events.completed(claimed.queue(), TaskEvents.Outcome.RETRIED, 1);
                 try {
-                    this.queues.defer(claimed.queue(), claimed.taskId(), next);
+                    deferLocally(claimed.queue(), claimed.taskId(), next);
                 }
                 catch (RuntimeException ex) {
                     // recorded; Redis hands the id out again when the lease runs out, and the database defers it
@@ -325,6 +383,16 @@ public class TaskBroker {
             logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD", error);
             forget(claimed);
         }
+    }
+
+    /**
+     * Make a task held here due at the given time, and tell this instance's consumers: they look at an idle queue
+     * only now and then, so they must hear of it. Not announced to the others: a consumer here looks after it, and
+     * the others find it at their next look if this one stops.
+     */
+    private void deferLocally(QueueId queue, long taskId, long executeTime) {
+        this.queues.defer(queue, taskId, executeTime);
+        scheduled(queue, executeTime);
     }
 
     private void forget(StoredTask finished) {
@@ -351,6 +419,15 @@ public class TaskBroker {
         if (this.wakeUps != null) {
             this.wakeUps.publish(earliest);
         }
+    }
+
+    /**
+     * Tasks were brought into Redis from the database (the reload, a recovery): tell the consumers here and, through
+     * the wake-ups, everywhere, of the earliest of each queue. Never throws for the wake-ups.
+     */
+    public void reloaded(Map<QueueId, Long> earliest) {
+        earliest.forEach(this::scheduled);
+        announce(earliest);
     }
 
     /** Hear of tasks scheduled here and, through the wake-ups, elsewhere; the first listener subscribes to them. */
@@ -384,6 +461,24 @@ public class TaskBroker {
         this.consumedQueues.addAll(queues);
     }
 
+    /**
+     * Queues a dispatcher here now claims from, until {@link #stopsListening}: the refresh job leaves their due
+     * tasks to it.
+     */
+    public void listens(Collection<QueueId> queues) {
+        this.listenedQueues.addAll(queues);
+        consumes(queues);
+    }
+
+    public void stopsListening(Collection<QueueId> queues) {
+        this.listenedQueues.removeAll(queues);
+    }
+
+    /** The queues a dispatcher here claims from. */
+    public Set<QueueId> listenedQueues() {
+        return Set.copyOf(this.listenedQueues);
+    }
+
     /** Every queue this instance claims from: those of {@link #consumes} and those claimed from, by {@code poll} too. */
     public Set<QueueId> consumedQueues() {
         return Set.copyOf(this.consumedQueues);
@@ -393,10 +488,19 @@ public class TaskBroker {
      * Tasks won by one claim.
      * @param tasks the tasks this consumer now holds
      * @param taken how many ids Redis handed out, won or not; more may be due when it is positive
-     * @param nextDueInMillis ms until the queue's next task is due, or -1 when none is waiting
+     * @param nextDueInMillis ms until the queue next needs a look (its next task is due, or a lease in flight runs
+     * out), or -1 when it holds neither
      * @param paused whether the queue is paused, so that nothing was claimed
      */
     public record Batch(List<StoredTask> tasks, int taken, long nextDueInMillis, boolean paused) {
+    }
+
+    /**
+     * What a claim over many queues won.
+     * @param batches the tasks won in each queue whose Redis claim ran
+     * @param failed the error of each queue whose Redis claim did not run
+     */
+    public record Batches(Map<QueueId, Batch> batches, Map<QueueId, RuntimeException> failed) {
     }
 
     /**

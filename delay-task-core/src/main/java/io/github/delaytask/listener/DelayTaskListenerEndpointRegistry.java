@@ -3,7 +3,7 @@ package io.github.delaytask.listener;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.PayloadCodec;
@@ -14,14 +14,15 @@ import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Owns one container per {@code @DelayTaskListener} method and the worker pool they share, and starts and stops
- * them with the application context. Public for wiring.
+ * Owns the dispatcher that claims for every {@code @DelayTaskListener} method and the worker pool their handlers
+ * share, and starts and stops them with the application context. Public for wiring.
  * <p>
- * On stop the containers stop claiming at once, and running handlers get the shutdown timeout to finish.
+ * On stop the dispatcher stops claiming at once, and running handlers get the shutdown timeout to finish.
  */
 public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
@@ -44,7 +45,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private final TaskBroker.ScheduleListener scheduleListener = this::scheduled;
 
-    private final List<ListenerContainer> containers = new CopyOnWriteArrayList<>();
+    private volatile @Nullable Dispatcher dispatcher;
 
     private WorkerPool workers;
 
@@ -81,19 +82,26 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         if (endpoints.isEmpty()) {
             return;
         }
-        this.workers = new WorkerPool(this.settings);
-        this.events.handlerPoolStarted(this.workers.executor());
-        this.acknowledger = new Acknowledger(this.broker, this.workers::recorded);
+        WorkerPool pool = new WorkerPool(this.settings);
+        this.workers = pool;
+        this.events.handlerPoolStarted(pool.executor());
+        this.acknowledger = new Acknowledger(this.broker, pool::recorded);
         this.acknowledger.start();
+        Dispatcher started = new Dispatcher(this.broker::claimAll, pool,
+                (queue, task, reservation, startBy, recordBy) -> start(pool, queue, task, reservation, startBy,
+                        recordBy),
+                this.settings, this.settings.idleLook(), new Waiter(), System::currentTimeMillis);
         for (ListenerEndpoint endpoint : endpoints) {
-            this.containers.add(new ListenerContainer(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
-                    this.broker, this.workers, this.acknowledger, this.settings, this.events,
-                    this.observations));
+            TaskRun run = new TaskRun(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
+                    endpoint.retryPolicy(this.settings.retryPolicy()), this.broker, pool, this.acknowledger,
+                    this.events, this.observations);
+            started.listen(endpoint.queue(), run, endpoint.concurrency());
         }
+        this.dispatcher = started;
         this.broker.addScheduleListener(this.scheduleListener);
-        this.broker.consumes(this.containers.stream().map(ListenerContainer::queue).toList());
-        this.containers.forEach(ListenerContainer::start);
-        logger.info("Started " + this.containers.size() + " delay-task listener(s) with " + this.settings.concurrency()
+        this.broker.listens(started.queues());
+        started.start();
+        logger.info("Started " + endpoints.size() + " delay-task listener(s) with " + this.settings.concurrency()
                 + " handler thread(s)");
     }
 
@@ -112,10 +120,14 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.broker.removeScheduleListener(this.scheduleListener);
         long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
         long graceDeadline = deadline + TimeUnit.MILLISECONDS.toNanos(GRACE_MILLIS);
-        this.containers.forEach(ListenerContainer::stop);
+        Dispatcher stopped = this.dispatcher;
+        if (stopped != null) {
+            stopped.stop();
+            this.broker.stopsListening(stopped.queues());
+        }
         try {
-            for (ListenerContainer container : this.containers) {
-                container.join(deadline);
+            if (stopped != null) {
+                stopped.join(deadline);
             }
             if (this.workers != null) {
                 giveBack(this.workers.takeUnstarted());
@@ -136,7 +148,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         if (this.workers != null) {
             this.events.handlerPoolStopped(this.workers.executor());
         }
-        this.containers.clear();
+        this.dispatcher = null;
         this.workers = null;
         this.acknowledger = null;
     }
@@ -172,10 +184,20 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     }
 
     private void scheduled(QueueId queue, long executeTime) {
-        for (ListenerContainer container : this.containers) {
-            if (container.queue().equals(queue)) {
-                container.scheduled(executeTime);
-            }
+        Dispatcher current = this.dispatcher;
+        if (current != null) {
+            current.scheduled(queue, executeTime);
+        }
+    }
+
+    /** Hand a claimed task to a handler thread; one the pool no longer takes (it is stopping) goes back. */
+    private void start(WorkerPool pool, ListenedQueue queue, StoredTask task, Reservation reservation, long startBy,
+            long recordBy) {
+        try {
+            pool.execute(task, reservation, () -> queue.run().run(task, startBy, recordBy));
+        }
+        catch (RejectedExecutionException ex) {
+            giveBack(List.of(task));
         }
     }
 

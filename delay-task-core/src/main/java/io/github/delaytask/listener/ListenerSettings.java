@@ -10,16 +10,25 @@ import org.springframework.util.Assert;
  * How listeners consume tasks. Public for wiring.
  * @param concurrency handler threads shared by all listeners of the application
  * @param prefetch most tasks claimed ahead of free handler threads
- * @param batchSize most tasks one poll claims
- * @param pollInterval longest wait between polls of an idle queue
+ * @param batchSize most tasks one claim takes from a queue
+ * @param pollInterval longest wait between looks at an idle queue without wake-ups, and for a free handler thread
  * @param shutdownTimeout how long running handlers may finish when the application stops
  * @param lease how long a claimed task stays with this instance before it is delivered again
  * @param retryPolicy retries of a listener whose annotation does not say otherwise
  * @param virtualThreads whether handlers run on virtual threads (Java 21 or later), as many at once as on platform
  * threads
+ * @param idleLook longest wait between looks at a queue that holds nothing due: the poll interval without wake-ups,
+ * longer with them, as they tell of every task scheduled to be due sooner
  */
 public record ListenerSettings(int concurrency, int prefetch, int batchSize, Duration pollInterval,
-        Duration shutdownTimeout, Duration lease, RetryPolicy retryPolicy, boolean virtualThreads) {
+        Duration shutdownTimeout, Duration lease, RetryPolicy retryPolicy, boolean virtualThreads, Duration idleLook) {
+
+    /** Settings that look at an idle queue every poll interval. */
+    public ListenerSettings(int concurrency, int prefetch, int batchSize, Duration pollInterval,
+            Duration shutdownTimeout, Duration lease, RetryPolicy retryPolicy, boolean virtualThreads) {
+        this(concurrency, prefetch, batchSize, pollInterval, shutdownTimeout, lease, retryPolicy, virtualThreads,
+                pollInterval);
+    }
 
     public ListenerSettings {
         Assert.isTrue(concurrency >= 1, "delay-task.listener.concurrency must be at least 1");
@@ -27,6 +36,8 @@ public record ListenerSettings(int concurrency, int prefetch, int batchSize, Dur
         Assert.isTrue(batchSize >= 1, "delay-task.listener.batch-size must be at least 1");
         Assert.isTrue(pollInterval.toMillis() >= 1, "delay-task.listener.poll-interval must be at least 1ms");
         Assert.isTrue(!shutdownTimeout.isNegative(), "delay-task.shutdown-timeout must not be negative");
+        Assert.isTrue(idleLook.compareTo(pollInterval) >= 0,
+                "delay-task.listener.idle-poll-interval must not be shorter than delay-task.listener.poll-interval");
     }
 
 }

@@ -5,7 +5,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Sleeps until a deadline, an earlier deadline that may move closer meanwhile, or a stop, by the monotonic clock: a
- * step of the wall clock (NTP, a resumed virtual machine) must neither stall a poller nor wake it early.
+ * step of the wall clock (NTP, a resumed virtual machine) must neither stall a dispatcher nor wake it early.
  */
 final class Waiter {
 
@@ -45,6 +45,34 @@ final class Waiter {
             try {
                 while (!this.stopped) {
                     long remaining = Math.min(deadline, earlierDeadline.getAsLong()) - now();
+                    if (remaining <= 0) {
+                        return;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this.signal, remaining);
+                }
+            }
+            finally {
+                this.sleepingUntil = Long.MAX_VALUE;
+            }
+        }
+    }
+
+    /**
+     * Sleep until {@code deadline} (nanos of {@link #now()}), less if {@code earlierDeadline} comes first, and not at
+     * all once stopped.
+     */
+    void sleepUntil(long deadline, LongSupplier earlierDeadline) throws InterruptedException {
+        synchronized (this.signal) {
+            this.sleepingUntil = deadline;
+            try {
+                while (!this.stopped) {
+                    long target = Math.min(deadline, earlierDeadline.getAsLong());
+                    if (target == Long.MAX_VALUE) {
+                        // no deadline at all: until woken (the difference to the clock could overflow)
+                        this.signal.wait();
+                        continue;
+                    }
+                    long remaining = target - now();
                     if (remaining <= 0) {
                         return;
                     }

@@ -21,7 +21,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * short enough that a waiting task starts within half a lease. On shutdown, tasks that have not started are handed
  * back rather than left to wait for their lease.
  */
-final class WorkerPool {
+final class WorkerPool implements Capacity {
 
     private static final double SMOOTHING = 0.2;
 
@@ -84,7 +84,8 @@ final class WorkerPool {
      * Reserve room for between one and {@code max} tasks, waiting up to {@code timeoutMillis} for the first.
      * @return how many were reserved; 0 if there was no room in time
      */
-    int acquire(int max, long timeoutMillis) throws InterruptedException {
+    @Override
+    public int acquire(int max, long timeoutMillis) throws InterruptedException {
         if (!this.permits.tryAcquire(timeoutMillis, TimeUnit.MILLISECONDS)) {
             return 0;
         }
@@ -119,15 +120,19 @@ final class WorkerPool {
         this.unrecorded.release(count);
     }
 
-    void release(int count) {
+    @Override
+    public void release(int count) {
         if (count > 0) {
             this.permits.release(count);
         }
     }
 
-    /** Run a handler for a reserved task; the reservation ends with it. */
-    void execute(StoredTask task, Runnable handler) {
-        this.executor.execute(new HandlerRun(task, () -> {
+    /**
+     * Run a handler for a reserved task; the reservation ends with it, or when the task is taken back unstarted.
+     * @throws java.util.concurrent.RejectedExecutionException if the pool has shut down; the reservation has ended
+     */
+    void execute(StoredTask task, Reservation reservation, Runnable handler) {
+        HandlerRun run = new HandlerRun(task, reservation, () -> {
             long start = System.nanoTime();
             try {
                 handler.run();
@@ -136,9 +141,16 @@ final class WorkerPool {
                 double millis = (System.nanoTime() - start) / 1e6;
                 double average = this.averageMillis;
                 this.averageMillis = (average == 0) ? millis : average + SMOOTHING * (millis - average);
-                this.permits.release();
+                reservation.release();
             }
-        }));
+        });
+        try {
+            this.executor.execute(run);
+        }
+        catch (RuntimeException ex) {
+            reservation.release();
+            throw ex;
+        }
     }
 
     /**
@@ -149,9 +161,10 @@ final class WorkerPool {
         this.executor.getQueue().drainTo(waiting);
         List<StoredTask> tasks = new ArrayList<>(waiting.size());
         for (Runnable run : waiting) {
-            tasks.add(((HandlerRun) run).task);
+            HandlerRun unstarted = (HandlerRun) run;
+            unstarted.reservation.release();
+            tasks.add(unstarted.task);
         }
-        this.permits.release(tasks.size());
         return tasks;
     }
 
@@ -192,7 +205,7 @@ final class WorkerPool {
         return (int) Math.min(this.prefetch, this.concurrency * (this.halfLeaseMillis / average));
     }
 
-    private record HandlerRun(StoredTask task, Runnable body) implements Runnable {
+    private record HandlerRun(StoredTask task, Reservation reservation, Runnable body) implements Runnable {
 
         @Override
         public void run() {

@@ -1,5 +1,6 @@
 package io.github.delaytask.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -10,9 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.ClassUtils;
 
 /**
  * The Redis side of the queues: tasks due within the preload window, by id. Public for wiring.
@@ -27,12 +33,20 @@ public class TaskQueues {
     /** Bounds the work of one script call, so Redis is never blocked for long. */
     private static final int MOVE_LIMIT = 1000;
 
+    private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.RedisFuture",
+            TaskQueues.class.getClassLoader());
+
+    /** Lettuce's own default command timeout. */
+    private static final long DEFAULT_COMMAND_TIMEOUT_MILLIS = 60_000;
+
     /** The start of a queue's marker once a recovery loaded it, before the Redis time the recovery began at. */
     private static final String LOADED = "loaded:";
 
     private final StringRedisTemplate redis;
 
     private final RedisKeys keys;
+
+    private final long commandTimeoutMillis;
 
     private final RedisScript<List<String>> claimScript = Scripts.load("claim", Scripts.STRING_LIST);
 
@@ -49,6 +63,10 @@ public class TaskQueues {
     public TaskQueues(StringRedisTemplate redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
+        // the claims of many queues wait for their answers themselves: as long as a command may take
+        this.commandTimeoutMillis = (LETTUCE
+                && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout()
+                        : DEFAULT_COMMAND_TIMEOUT_MILLIS;
     }
 
     /**
@@ -103,16 +121,148 @@ public class TaskQueues {
      * is paused (nothing is claimed then)
      */
     public Claim claim(QueueId queue, int max, Duration lease) {
-        List<String> result = this.redis.execute(this.claimScript,
-                List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue),
-                        this.keys.loaded(queue), this.keys.paused(queue)),
-                Integer.toString(max), Long.toString(lease.toMillis()), Integer.toString(MOVE_LIMIT));
+        return claim(queue, max, lease, true);
+    }
+
+    /**
+     * {@link #claim(QueueId, int, Duration)}, where a queue that holds nothing answers with two commands and without
+     * the server's time ({@link Claim#redisTime()} is then -1) unless {@code timed}.
+     */
+    public Claim claim(QueueId queue, int max, Duration lease, boolean timed) {
+        List<String> result = this.redis.execute(this.claimScript, claimKeys(queue), claimArgs(max, lease, timed));
+        return toClaim(result);
+    }
+
+    /**
+     * Claim from many queues in one round trip: the claim scripts of all of them go out in one pipeline (on a
+     * Cluster, Lettuce sends each to the node of its queue's slot), each script still on the keys of one queue.
+     * @param counts how many tasks to claim from each queue; 0 only moves due tasks
+     * @param lease how long the claimed tasks stay with the caller before they are due again
+     * @param timed the queues whose claim must read the server's time even when they hold nothing
+     * @return what each queue's claim took, or why it failed
+     */
+    public Claims claimAll(Map<QueueId, Integer> counts, Duration lease, Set<QueueId> timed) {
+        Map<QueueId, Claim> claimed = new LinkedHashMap<>();
+        Map<QueueId, RuntimeException> failed = new LinkedHashMap<>();
+        if (counts.size() == 1) {
+            // a pipeline costs more than the call for one queue
+            counts.forEach((queue, max) -> {
+                try {
+                    claimed.put(queue, claim(queue, max, lease, timed.contains(queue)));
+                }
+                catch (RuntimeException ex) {
+                    failed.put(queue, ex);
+                }
+            });
+            return new Claims(claimed, failed);
+        }
+        List<QueueId> order = new ArrayList<>(counts.keySet());
+        List<Object> results = pipelineClaims(order, counts, lease, timed);
+        for (int i = 0; i < order.size(); i++) {
+            QueueId queue = order.get(i);
+            Object result = (i < results.size()) ? results.get(i) : null;
+            try {
+                if (result instanceof Exception ex && !isNoScript(ex)) {
+                    throw (ex instanceof DataAccessException translated) ? translated
+                            : new RedisSystemException("Claim of " + queue + " failed: " + ex.getMessage(), ex);
+                }
+                if (result instanceof List<?>) {
+                    claimed.put(queue, toClaim(strings(result)));
+                }
+                else {
+                    // the server did not know the script yet (a restart, a new node), or the connection is not
+                    // Lettuce's: this call loads the script
+                    claimed.put(queue, claim(queue, counts.get(queue), lease, timed.contains(queue)));
+                }
+            }
+            catch (RuntimeException ex) {
+                failed.put(queue, ex);
+            }
+        }
+        return new Claims(claimed, failed);
+    }
+
+    /**
+     * The claim scripts of all the queues, sent at once and waited for together ({@link AsyncScripts}).
+     * @return each queue's answer, or the error of its script; {@code null} for a script to run again alone
+     */
+    private List<Object> pipelineClaims(List<QueueId> order, Map<QueueId, Integer> counts, Duration lease,
+            Set<QueueId> timed) {
+        List<Object> results = null;
+        if (LETTUCE) {
+            List<byte[][]> keys = new ArrayList<>(order.size());
+            List<byte[][]> args = new ArrayList<>(order.size());
+            for (QueueId queue : order) {
+                keys.add(bytes(claimKeys(queue).toArray()));
+                args.add(bytes(claimArgs(counts.get(queue), lease, timed.contains(queue))));
+            }
+            results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts
+                .runAll(connection, this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis));
+        }
+        if (results == null) {
+            // not Lettuce: one call per queue
+            results = new ArrayList<>(order.size());
+            for (int i = 0; i < order.size(); i++) {
+                results.add(null);
+            }
+        }
+        return results;
+    }
+
+    private static byte[][] bytes(Object[] values) {
+        byte[][] bytes = new byte[values.length][];
+        for (int i = 0; i < values.length; i++) {
+            bytes[i] = ((String) values[i]).getBytes(StandardCharsets.UTF_8);
+        }
+        return bytes;
+    }
+
+    private static boolean isNoScript(Throwable ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null && cause.getMessage().contains("NOSCRIPT")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static List<String> strings(Object result) {
+        if (!(result instanceof List<?> values)) {
+            throw new RedisSystemException("Unexpected claim result " + result, null);
+        }
+        List<String> strings = new ArrayList<>(values.size());
+        for (Object value : values) {
+            strings.add((value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8)
+                    : String.valueOf(value));
+        }
+        return strings;
+    }
+
+    private List<String> claimKeys(QueueId queue) {
+        return List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue),
+                this.keys.loaded(queue), this.keys.paused(queue));
+    }
+
+    private static Object[] claimArgs(int max, Duration lease, boolean timed) {
+        return new Object[] { Integer.toString(max), Long.toString(lease.toMillis()), Integer.toString(MOVE_LIMIT),
+                timed ? "1" : "0" };
+    }
+
+    private static Claim toClaim(List<String> result) {
         List<Long> ids = new ArrayList<>(result.size() - 5);
         for (int i = 5; i < result.size(); i++) {
             ids.add(Long.parseLong(result.get(i)));
         }
         return new Claim(Long.parseLong(result.get(0)), Long.parseLong(result.get(1)), "1".equals(result.get(2)),
                 "1".equals(result.get(3)), Integer.parseInt(result.get(4)), ids);
+    }
+
+    /**
+     * What the claims of many queues took.
+     * @param claimed the claim of each queue whose script ran
+     * @param failed the error of each queue whose script did not run, or whose answer was lost
+     */
+    public record Claims(Map<QueueId, Claim> claimed, Map<QueueId, RuntimeException> failed) {
     }
 
     /**
@@ -243,7 +393,7 @@ public class TaskQueues {
     /**
      * Take a queue out of the registry if it holds no task now, so that the refresh job does not visit it forever.
      * A task added at that moment may find its queue out of the registry until the next write of a task of that
-     * queue or the reload job registers it again; only the refresh job reads the registry, and pollers move the
+     * queue or the reload job registers it again; only the refresh job reads the registry, and dispatchers move the
      * due tasks of their own queues.
      * @return whether the queue was empty and left the registry
      */

@@ -19,13 +19,14 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * Wake-ups between instances over Redis pub/sub: an instance that schedules a task due within the poll interval
- * says so on the channel of its key prefix, and the pollers of the other instances that sleep past it wake up, so
- * that a task added elsewhere fires on time rather than at the next poll. Public for wiring.
+ * Wake-ups between instances over Redis pub/sub: an instance that schedules a task due within the idle poll interval
+ * says so on the channel of its key prefix, and the dispatchers of the other instances claim from its queue when it
+ * is due, so that a task added elsewhere fires on time, and idle queues need a look only now and then. Public for
+ * wiring.
  * <p>
  * A wake-up is a hint, never the only way a task is found: one lost (a reconnect, a subscription not yet made, an
- * instance with another poll interval) costs at most a poll interval, as without wake-ups. Lettuce subscribes again
- * by itself after a reconnect.
+ * instance with another idle poll interval) costs at most an idle poll interval, the longest a dispatcher goes
+ * without a look at a queue. Lettuce subscribes again by itself after a reconnect.
  */
 public class WakeUps {
 
@@ -42,14 +43,14 @@ public class WakeUps {
 
     private final long horizonMillis;
 
-    /** Tells this instance's own messages apart, which its pollers heard of already. */
+    /** Tells this instance's own messages apart, which its dispatcher heard of already. */
     private final String sender = UUID.randomUUID().toString();
 
     private @Nullable Subscription subscription;
 
     /**
-     * @param horizon tasks due within this time from their schedule are announced: the poll interval, beyond which
-     * every poller finds them by itself before they are due
+     * @param horizon tasks due within this time from their schedule are announced: the idle poll interval, beyond
+     * which every dispatcher finds them by itself before they are due
      * @param clock the clock of execute times
      */
     public WakeUps(StringRedisTemplate redis, RedisKeys keys, Duration horizon, Clock clock) {
@@ -62,7 +63,7 @@ public class WakeUps {
     /**
      * Tell the other instances of the earliest task scheduled here in each queue, for those due within the horizon:
      * one message for all of them, so that a Redis gone slow costs one command timeout at most. Never throws: a
-     * wake-up that cannot be sent only costs a poll interval.
+     * wake-up that cannot be sent only costs an idle poll interval.
      * @param earliest the earliest execute time, epoch ms, of each queue
      */
     public void publish(Map<QueueId, Long> earliest) {
@@ -140,7 +141,7 @@ public class WakeUps {
             SimpleAsyncTaskExecutor threads = new SimpleAsyncTaskExecutor("delay-task-wake-ups-");
             threads.setDaemon(true);
             this.container.setConnectionFactory(WakeUps.this.redis.getRequiredConnectionFactory());
-            // a message only wakes a sleeping poller: heard on the thread that received it, not on a thread of its
+            // a message only wakes a sleeping dispatcher: heard on the thread that received it, not on a thread of its
             // own each, which a busy cluster would start by the thousand
             this.container.setTaskExecutor(new SyncTaskExecutor());
             this.container.setSubscriptionExecutor(threads);

@@ -79,6 +79,11 @@ public class DelayTaskJobs implements SmartLifecycle {
     /** When each queue was first seen with nothing due later, in nanos of {@link System#nanoTime()}. */
     private final Map<QueueId, Long> emptySince = new ConcurrentHashMap<>();
 
+    /** The registry as the refresh job last read it, and when (nanos of {@link System#nanoTime()}). */
+    private volatile @Nullable Set<QueueId> registered;
+
+    private volatile long registeredAt;
+
     private volatile boolean running;
 
     /**
@@ -86,7 +91,7 @@ public class DelayTaskJobs implements SmartLifecycle {
      */
     public DelayTaskJobs(TaskStore store, TaskQueues queues, TaskBroker broker, DistributedLocks locks,
             JobSettings settings, HistorySettings history, Clock clock) {
-        this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock);
+        this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock, broker::reloaded);
         this.recovery = new RedisLossRecovery(this.reloader, queues, locks, broker::consumedQueues,
                 settings.reloadInterval());
         this.purger = new HistoryPurger(store, history);
@@ -206,15 +211,43 @@ public class DelayTaskJobs implements SmartLifecycle {
     }
 
     /**
-     * Move due tasks of every queue into its ready set now. A queue found empty at every refresh for a reload
-     * interval leaves the registry: the registry of queues ever used would otherwise grow forever, and this job with
+     * Move due tasks of every queue no dispatcher here claims from into its ready set now. A queue found empty at
+     * every refresh for a reload interval leaves the registry: the registry of queues ever used would otherwise grow forever, and this job with
      * it. The next task written to the queue, or the reload, registers it again.
      */
     public void refreshNow() {
+        refresh(this.queues.queues());
+    }
+
+    /**
+     * The job's refresh: of the queues registered (read again once a reload interval, so that an idle instance does
+     * not read the registry every second), those no dispatcher here claims from; no lock when there are none.
+     */
+    private void refreshRegistered() {
         long now = System.nanoTime();
-        Set<QueueId> registered = this.queues.queues();
+        Set<QueueId> registered = this.registered;
+        if (registered == null || now - this.registeredAt >= this.settings.reloadInterval().toNanos()) {
+            registered = this.queues.queues();
+            this.registered = registered;
+            this.registeredAt = now;
+        }
+        Set<QueueId> listened = this.broker.listenedQueues();
+        if (listened.containsAll(registered)) {
+            return;
+        }
+        Set<QueueId> visited = registered;
+        underLock(REFRESH_LOCK, this.settings.refreshInterval(), (lock) -> refresh(visited));
+    }
+
+    private void refresh(Set<QueueId> registered) {
+        long now = System.nanoTime();
+        Set<QueueId> listened = this.broker.listenedQueues();
         this.emptySince.keySet().retainAll(registered);
         for (QueueId queue : registered) {
+            if (listened.contains(queue)) {
+                // its dispatcher moves its due tasks, and looks at it when it needs to
+                continue;
+            }
             Claim moved = this.broker.moveDue(queue);
             // a paused queue stays in the registry, so that every instance still lists it
             if (moved.nextDueInMillis() >= 0 || moved.paused()) {
@@ -294,7 +327,7 @@ public class DelayTaskJobs implements SmartLifecycle {
     }
 
     private void refreshUnderLock() {
-        underLock(REFRESH_LOCK, this.settings.refreshInterval(), (lock) -> refreshNow());
+        refreshRegistered();
     }
 
     private void purgeUnderLock() {

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
@@ -33,9 +34,17 @@ final class TaskReloader {
 
     private final Clock clock;
 
+    private final Consumer<Map<QueueId, Long>> reloaded;
+
     private volatile @Nullable ReloadRun lastRun;
 
-    TaskReloader(TaskStore store, TaskQueues queues, Duration preloadWindow, Clock clock) {
+    /**
+     * @param reloaded told of the earliest execute time of each queue's tasks brought in, after each call to Redis:
+     * dispatchers look at an idle queue only now and then, so they must hear of tasks due before that
+     */
+    TaskReloader(TaskStore store, TaskQueues queues, Duration preloadWindow, Clock clock,
+            Consumer<Map<QueueId, Long>> reloaded) {
+        this.reloaded = reloaded;
         this.store = store;
         this.queues = queues;
         this.preloadWindow = preloadWindow;
@@ -85,7 +94,7 @@ final class TaskReloader {
                 Map<Long, Long> ids = pending.computeIfAbsent(task.queue(), (queue) -> new LinkedHashMap<>());
                 ids.put(task.taskId(), task.executeTime());
                 if (ids.size() >= PAGE_SIZE) {
-                    this.queues.reload(task.queue(), ids);
+                    send(task.queue(), ids);
                     pending.remove(task.queue());
                 }
             }
@@ -99,8 +108,17 @@ final class TaskReloader {
             afterPage.run();
         }
         while (page.size() == PAGE_SIZE);
-        pending.forEach(this.queues::reload);
+        pending.forEach(this::send);
         return total;
+    }
+
+    private void send(QueueId queue, Map<Long, Long> executeTimes) {
+        this.queues.reload(queue, executeTimes);
+        long earliest = Long.MAX_VALUE;
+        for (long executeTime : executeTimes.values()) {
+            earliest = Math.min(earliest, executeTime);
+        }
+        this.reloaded.accept(Map.of(queue, earliest));
     }
 
 }

@@ -1,6 +1,7 @@
 package io.github.delaytask.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import javax.sql.DataSource;
 
@@ -56,6 +57,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * contributor's auto-configuration of each Boot line import, one per part of the starter, each bean defined once.
  */
 final class DelayTaskConfigurations {
+
+    /** The idle poll interval, never shorter than the poll interval, which looks at idle queues at least as often. */
+    static Duration idlePollInterval(DelayTaskProperties.Listener listener) {
+        Duration idle = listener.getIdlePollInterval();
+        return (idle.compareTo(listener.getPollInterval()) < 0) ? listener.getPollInterval() : idle;
+    }
 
     /** The name of the clock of delays, back-offs and lock records. */
     static final String CLOCK = "delayTaskClock";
@@ -183,7 +190,8 @@ final class DelayTaskConfigurations {
         @ConditionalOnBooleanProperty(name = "delay-task.listener.wake-ups", matchIfMissing = true)
         WakeUps delayTaskWakeUps(StringRedisTemplate redisTemplate, RedisKeys keys, DelayTaskProperties properties,
                 BeanFactory beanFactory) {
-            return new WakeUps(redisTemplate, keys, properties.getListener().getPollInterval(), clock(beanFactory));
+            // a task due later than this is found by every dispatcher's look at an idle queue before it is due
+            return new WakeUps(redisTemplate, keys, idlePollInterval(properties.getListener()), clock(beanFactory));
         }
 
         @Bean
@@ -232,11 +240,14 @@ final class DelayTaskConfigurations {
         DelayTaskListenerEndpointRegistry delayTaskListenerEndpointRegistry(
                 DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker, PayloadCodec codec,
                 RetryPolicy retryPolicy, DelayTaskProperties properties, Environment environment,
-                ObjectProvider<TaskEvents> events, TaskObservations observations) {
+                ObjectProvider<TaskEvents> events, TaskObservations observations, ObjectProvider<WakeUps> wakeUps) {
             DelayTaskProperties.Listener listener = properties.getListener();
+            // without wake-ups a task added elsewhere is found only by a look at its queue
+            Duration idleLook = (wakeUps.getIfAvailable() != null) ? idlePollInterval(listener)
+                    : listener.getPollInterval();
             ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                     listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
-                    properties.getLease(), retryPolicy, virtualThreads(environment));
+                    properties.getLease(), retryPolicy, virtualThreads(environment), idleLook);
             return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings, events(events),
                     observations);
         }

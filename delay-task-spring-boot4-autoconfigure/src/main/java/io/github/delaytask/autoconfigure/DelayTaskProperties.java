@@ -282,21 +282,29 @@ public class DelayTaskProperties {
         private int prefetch = 90;
 
         /**
-         * Most tasks one poll of a queue claims.
+         * Most tasks one claim takes from a queue.
          */
         private int batchSize = 100;
 
         /**
-         * Longest wait between polls of an idle queue; bounds how late a task added by another instance fires when
-         * its wake-up is lost or wake-ups are off.
+         * Longest wait between looks at an idle queue while wake-ups are off, which bounds how late a task added by
+         * another instance fires then; also the longest wait for a free handler thread before looking again.
          */
         private Duration pollInterval = Duration.ofMillis(100);
 
         /**
          * Whether instances tell each other, over Redis pub/sub on the key prefix's channel, of tasks they schedule
-         * due within the poll interval, so that a task added on one instance fires on time on another.
+         * due within the idle poll interval, so that a task added on one instance fires on time on another and an
+         * idle queue needs a look only every idle-poll-interval.
          */
         private boolean wakeUps = true;
+
+        /**
+         * Longest wait between looks at an idle queue while wake-ups are on: bounds how late a task fires whose
+         * wake-up was lost (a reconnect), and how soon an idle instance takes over the tasks of one that died once
+         * their lease ran out or sees a loss of Redis data. Should be the same on every instance.
+         */
+        private Duration idlePollInterval = Duration.ofSeconds(30);
 
         public boolean isEnabled() {
             return this.enabled;
@@ -340,6 +348,14 @@ public class DelayTaskProperties {
 
         public boolean isWakeUps() {
             return this.wakeUps;
+        }
+
+        public Duration getIdlePollInterval() {
+            return this.idlePollInterval;
+        }
+
+        public void setIdlePollInterval(Duration idlePollInterval) {
+            this.idlePollInterval = idlePollInterval;
         }
 
         public void setWakeUps(boolean wakeUps) {

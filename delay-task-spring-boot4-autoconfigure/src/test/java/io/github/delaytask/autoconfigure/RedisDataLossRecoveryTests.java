@@ -315,9 +315,9 @@ class RedisDataLossRecoveryTests {
         }
 
         @Override
-        public Claim claim(QueueId queue, int max, Duration lease) {
+        public Claim claim(QueueId queue, int max, Duration lease, boolean timed) {
             try {
-                return super.claim(queue, max, lease);
+                return super.claim(queue, max, lease, timed);
             }
             catch (RuntimeException ex) {
                 this.failedClaims.incrementAndGet();

@@ -1,6 +1,8 @@
 package io.github.delaytask.scale;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.delaytask.redis.Claim;
@@ -11,9 +13,9 @@ import io.github.delaytask.redis.TaskQueues;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The starter's {@link TaskQueues}, counting the claims of this instance's listeners: how many claim scripts ran,
- * how many of them handed out tasks, and how many tasks. The refresh job's moves (a claim of no task) are not
- * counted.
+ * The starter's {@link TaskQueues}, counting the claims of this instance's dispatcher: how many claims ran (a claim
+ * over many queues, one pipeline of scripts followed by one database statement, counts once), how many of them
+ * handed out tasks, and how many tasks. The refresh job's moves (a claim of no task) are not counted.
  */
 final class CountingTaskQueues extends TaskQueues {
 
@@ -38,6 +40,18 @@ final class CountingTaskQueues extends TaskQueues {
             }
         }
         return claim;
+    }
+
+    @Override
+    public Claims claimAll(Map<QueueId, Integer> counts, Duration lease, Set<QueueId> timed) {
+        Claims claims = super.claimAll(counts, lease, timed);
+        this.claims.increment();
+        int tasks = claims.claimed().values().stream().mapToInt((claim) -> claim.taskIds().size()).sum();
+        if (tasks > 0) {
+            this.claimsWithTasks.increment();
+            this.claimedTasks.add(tasks);
+        }
+        return claims;
     }
 
     long claims() {

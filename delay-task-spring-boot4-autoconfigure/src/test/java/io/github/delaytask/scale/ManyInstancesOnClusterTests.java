@@ -66,6 +66,9 @@ class ManyInstancesOnClusterTests {
 
     private static final Duration ALL_EXECUTED_WITHIN = Duration.ofSeconds(150);
 
+    /** Longer than the default idle poll interval, so that every idle queue is looked at in it. */
+    private static final Duration IDLE_WINDOW = Duration.ofSeconds(40);
+
     private static final List<String> WORKER_JVM_OPTIONS = List.of("-Xmx384m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData");
 
@@ -162,6 +165,12 @@ class ManyInstancesOnClusterTests {
             report.redis(before, after);
             report.locks(addedFrom, executedAt, RELOAD_INTERVAL);
             report.database(before, after, waits, addedFrom, executedAt);
+            Counters idleFrom = Counters.read(cluster, workers, figures);
+            // a window to count the idle instances' commands in, longer than their idle poll interval: not a wait
+            // for anything to happen
+            Thread.sleep(IDLE_WINDOW.toMillis());
+            report.idle(idleFrom, Counters.read(cluster, workers, figures), IDLE_WINDOW,
+                    PairListeners.TYPES * PairListeners.PRIORITIES);
         }
         finally {
             report.print();

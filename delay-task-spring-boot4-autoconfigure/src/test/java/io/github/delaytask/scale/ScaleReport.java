@@ -78,7 +78,10 @@ final class ScaleReport {
         });
     }
 
-    /** Claim scripts per worker, how many tasks each handed out, and waits for a database connection. */
+    /**
+     * Claims per worker (a claim over all the queues due at once: a pipeline of scripts and one database
+     * statement), how many tasks each handed out, and waits for a database connection.
+     */
     void claims(long tasks, Counters before, Counters after) {
         long handedOut = 0;
         for (String worker : this.workerIds) {
@@ -87,7 +90,7 @@ final class ScaleReport {
             long claimsWithTasks = end.claimsWithTasks() - start.claimsWithTasks();
             long claimed = end.claimedTasks() - start.claimedTasks();
             handedOut += claimed;
-            add("claims, %s: %,d claim scripts, %,d of them handed out tasks, %.1f tasks each; threads waiting for "
+            add("claims, %s: %,d claims, %,d of them handed out tasks, %.1f tasks each; threads waiting for "
                     + "a database connection: %.1f on average, %d at most (since start)", worker,
                     end.claims() - start.claims(), claimsWithTasks, (double) claimed / Math.max(1, claimsWithTasks),
                     (double) (end.poolWaiting() - start.poolWaiting())
@@ -96,6 +99,25 @@ final class ScaleReport {
         }
         add("claims: Redis handed out %,d task ids for %,d tasks; the database turned down the %,d others (ids of "
                 + "finished tasks, and ids twice in a queue)", handedOut, tasks, handedOut - tasks);
+    }
+
+    /**
+     * Commands the idle instances (the workers, with a listener for every queue, and the producer) sent to the
+     * masters in a window after the run: their looks at idle queues and their jobs, those of scripts included; the
+     * report's own {@code INFO} calls are left out.
+     */
+    void idle(Counters before, Counters after, Duration window, int listeners) {
+        Map<String, Long> calls = new TreeMap<>();
+        for (int port : this.cluster.masterPorts()) {
+            after.callsSince(before, port).forEach((command, count) -> calls.merge(command, count, Long::sum));
+        }
+        calls.keySet().removeAll(List.of("info", "cluster"));
+        long total = calls.values().stream().mapToLong(Long::longValue).sum();
+        double seconds = window.toMillis() / 1000.0;
+        add("idle: with nothing left to run, the %d workers (%d listeners each) and the producer sent %.1f Redis "
+                + "commands a second in all, %.1f per worker, those of scripts and jobs included, over %.0f s: %s",
+                this.workerIds.size(), listeners, total / seconds, total / seconds / this.workerIds.size(), seconds,
+                calls);
     }
 
     /** Queues and commands per master. */

@@ -1,0 +1,306 @@
+package io.github.delaytask.listener;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.store.StoredTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The one claiming thread of an instance, for all its listeners: it knows when each queue next needs a claim (from
+ * its own claims, the tasks this instance schedules and the wake-ups of the others), claims from every queue due in
+ * one round, shares the free handler capacity between them ({@link Shares}), and hands the tasks won to the
+ * handler threads. An idle queue costs a look every {@code idleLook}, not a claim every poll interval.
+ */
+final class Dispatcher implements Runnable {
+
+    private static final Log logger = LogFactory.getLog(Dispatcher.class);
+
+    /** Least time before a queue whose claim failed (Redis or the database unreachable) is claimed from again. */
+    static final long ERROR_PAUSE_MILLIS = 1000;
+
+    private final Map<QueueId, ListenedQueue> queues = new LinkedHashMap<>();
+
+    private final Claimer claimer;
+
+    private final Capacity capacity;
+
+    private final Starter starter;
+
+    private final Waiter waiter;
+
+    private final LongSupplier wallMillis;
+
+    private final int batchSize;
+
+    private final long pollIntervalMillis;
+
+    private final long idleLookNanos;
+
+    private final long leaseNanos;
+
+    /** The earliest time a queue became due, or had room again, since the current round began. */
+    private final AtomicLong wakeAt = new AtomicLong(Long.MAX_VALUE);
+
+    private long turn;
+
+    /** Until {@link #stop()}: a dispatcher is made for one start of the listeners. */
+    private volatile boolean running = true;
+
+    private Thread thread;
+
+    /**
+     * @param idleLook longest time between looks at a queue that holds nothing due: found by other means (this
+     * instance's schedules, wake-ups) otherwise
+     * @param waiter the monotonic clock and the sleeps of the dispatcher
+     * @param wallMillis the clock of execute times, epoch ms
+     */
+    Dispatcher(Claimer claimer, Capacity capacity, Starter starter, ListenerSettings settings,
+            java.time.Duration idleLook, Waiter waiter, LongSupplier wallMillis) {
+        this.claimer = claimer;
+        this.capacity = capacity;
+        this.starter = starter;
+        this.waiter = waiter;
+        this.wallMillis = wallMillis;
+        this.batchSize = settings.batchSize();
+        this.pollIntervalMillis = settings.pollInterval().toMillis();
+        this.idleLookNanos = idleLook.toNanos();
+        this.leaseNanos = settings.lease().toNanos();
+    }
+
+    /** Add a listened queue, claimed from at the first round. */
+    void listen(QueueId queue, TaskRun run, int concurrency) {
+        this.queues.put(queue, new ListenedQueue(queue, run, concurrency, this.waiter.now()));
+    }
+
+    List<QueueId> queues() {
+        return List.copyOf(this.queues.keySet());
+    }
+
+    void start() {
+        this.thread = new Thread(this, "delay-task-dispatcher");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /** Stop claiming; handlers already running go on. */
+    void stop() {
+        this.running = false;
+        this.waiter.stop();
+    }
+
+    /** Wait until the loop has ended, up to the given time in nanos of {@link System#nanoTime()}. */
+    void join(long deadlineNanos) throws InterruptedException {
+        long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+        if (this.thread != null && millis > 0) {
+            this.thread.join(millis);
+        }
+    }
+
+    /**
+     * A task of a queue was scheduled, here or on another instance: claim from the queue when it is due, waking up
+     * if that is before the current sleep ends.
+     * @param executeTime when it is due, epoch ms
+     */
+    void scheduled(QueueId queue, long executeTime) {
+        ListenedQueue listened = this.queues.get(queue);
+        if (listened == null) {
+            return;
+        }
+        long due = this.waiter.now()
+                + TimeUnit.MILLISECONDS.toNanos(Math.max(0, executeTime - this.wallMillis.getAsLong()));
+        listened.scheduled(due);
+        wakeBy(due);
+    }
+
+    private void wakeBy(long due) {
+        this.wakeAt.accumulateAndGet(due, Math::min);
+        if (this.waiter.sleepsPast(due)) {
+            this.waiter.wake();
+        }
+    }
+
+    @Override
+    public void run() {
+        while (this.running) {
+            long started = this.waiter.now();
+            try {
+                long next = round();
+                this.waiter.sleepUntil(next, this.wakeAt::get);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            catch (Throwable ex) {
+                logger.error("delay-task's dispatcher failed; trying again", ex);
+                sleepQuietly(started + TimeUnit.MILLISECONDS.toNanos(ERROR_PAUSE_MILLIS));
+            }
+        }
+    }
+
+    /**
+     * One round: claim from every queue that is due and may take more, as far as the capacity goes.
+     * @return when the next round is due, in nanos of the waiter's clock
+     */
+    long round() throws InterruptedException {
+        this.wakeAt.set(Long.MAX_VALUE);
+        long now = this.waiter.now();
+        Map<QueueId, Integer> room = new LinkedHashMap<>();
+        int wanted = 0;
+        for (ListenedQueue queue : this.queues.values()) {
+            if (queue.dueAt() <= now && queue.hasRoom()) {
+                int max = (queue.slots() == null) ? this.batchSize
+                        : Math.min(this.batchSize, queue.slots().availablePermits());
+                room.put(queue.queue(), max);
+                wanted += max;
+            }
+        }
+        if (room.isEmpty() || !this.running) {
+            return nextRound();
+        }
+        int free = this.capacity.acquire(wanted, this.pollIntervalMillis);
+        if (free == 0 || !this.running) {
+            this.capacity.release(free);
+            return this.waiter.now();
+        }
+        Map<QueueId, Integer> shares = Shares.split(room, free, this.turn++);
+        Map<QueueId, Reservation> reserved = reserve(shares, free);
+        Map<QueueId, Integer> counts = new LinkedHashMap<>();
+        reserved.forEach((queue, reservation) -> {
+            counts.put(queue, reservation.held());
+            this.queues.get(queue).claiming();
+        });
+        claim(counts, reserved);
+        return nextRound();
+    }
+
+    /** Take the slots of each share; what no queue could take goes back to the capacity. */
+    private Map<QueueId, Reservation> reserve(Map<QueueId, Integer> shares, int free) {
+        Map<QueueId, Reservation> reserved = new LinkedHashMap<>();
+        int used = 0;
+        for (Map.Entry<QueueId, Integer> share : shares.entrySet()) {
+            ListenedQueue queue = this.queues.get(share.getKey());
+            int taken = queue.takeSlots(share.getValue());
+            if (taken > 0) {
+                Runnable onRelease = (queue.slots() != null) ? this::roomFreed : () -> { };
+                reserved.put(queue.queue(), new Reservation(this.capacity, queue.slots(), taken, onRelease));
+                used += taken;
+            }
+        }
+        this.capacity.release(free - used);
+        return reserved;
+    }
+
+    private void claim(Map<QueueId, Integer> counts, Map<QueueId, Reservation> reserved) {
+        // the lease runs from the claim in Redis: time spent in the claim itself (a slow database, a long GC pause)
+        // counts against it
+        long claimedAt = System.nanoTime();
+        long startBy = claimedAt + this.leaseNanos / 10 * 9;
+        long recordBy = claimedAt + this.leaseNanos;
+        TaskBroker.Batches result;
+        try {
+            result = this.claimer.claim(counts);
+        }
+        catch (RuntimeException ex) {
+            reserved.values().forEach(Reservation::release);
+            long retry = this.waiter.now() + TimeUnit.MILLISECONDS.toNanos(ERROR_PAUSE_MILLIS);
+            counts.keySet().forEach((queue) -> this.queues.get(queue).claimed(retry));
+            logger.error("Claiming from " + counts.keySet() + " failed; trying again", ex);
+            return;
+        }
+        long now = this.waiter.now();
+        List<QueueId> failed = new ArrayList<>();
+        for (Map.Entry<QueueId, Integer> count : counts.entrySet()) {
+            ListenedQueue queue = this.queues.get(count.getKey());
+            Reservation reservation = reserved.get(queue.queue());
+            TaskBroker.Batch batch = result.batches().get(queue.queue());
+            if (batch == null) {
+                reservation.release();
+                queue.claimed(now + TimeUnit.MILLISECONDS.toNanos(ERROR_PAUSE_MILLIS));
+                failed.add(queue.queue());
+                continue;
+            }
+            reservation.release(reservation.held() - batch.tasks().size());
+            for (StoredTask task : batch.tasks()) {
+                this.starter.start(queue, task, reservation.takeOne(), startBy, recordBy);
+            }
+            queue.claimed(nextLook(now, count.getValue(), batch));
+        }
+        if (!failed.isEmpty()) {
+            RuntimeException first = result.failed().values().iterator().next();
+            logger.error("Claiming from " + failed + " failed in Redis; trying again", first);
+        }
+    }
+
+    /** When a queue needs its next claim, after one that asked for {@code asked} tasks. */
+    private long nextLook(long now, int asked, TaskBroker.Batch batch) {
+        if (batch.paused()) {
+            // a resume wakes every instance up; one whose wake-up is lost sees it at its next look
+            return now + this.idleLookNanos;
+        }
+        if (batch.taken() >= asked) {
+            return now; // more may be due
+        }
+        if (batch.nextDueInMillis() >= 0) {
+            return now + Math.min(this.idleLookNanos, TimeUnit.MILLISECONDS.toNanos(batch.nextDueInMillis()));
+        }
+        return now + this.idleLookNanos;
+    }
+
+    /** The earliest look due of the queues that may take more; those at their limit wait for room. */
+    private long nextRound() {
+        long next = Long.MAX_VALUE;
+        for (ListenedQueue queue : this.queues.values()) {
+            if (queue.hasRoom()) {
+                next = Math.min(next, queue.dueAt());
+            }
+        }
+        return next;
+    }
+
+    /** A listener at its limit may have room again: look at once. */
+    private void roomFreed() {
+        wakeBy(this.waiter.now());
+    }
+
+    private void sleepQuietly(long until) {
+        try {
+            this.waiter.sleepUntil(until, () -> Long.MAX_VALUE);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            this.running = false;
+        }
+    }
+
+    /** Claims due tasks of many queues at once: {@link TaskBroker#claimAll}. */
+    @FunctionalInterface
+    interface Claimer {
+
+        TaskBroker.Batches claim(Map<QueueId, Integer> counts);
+
+    }
+
+    /** Hands a claimed task to a handler thread. */
+    @FunctionalInterface
+    interface Starter {
+
+        /**
+         * @param reservation the room the task holds, to give back when it ends, whatever way
+         * @param startBy the latest start, nanos of {@link System#nanoTime()}
+         * @param recordBy when its lease runs out, nanos of {@link System#nanoTime()}
+         */
+        void start(ListenedQueue queue, StoredTask task, Reservation reservation, long startBy, long recordBy);
+
+    }
+
+}

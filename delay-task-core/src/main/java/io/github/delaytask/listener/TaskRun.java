@@ -1,0 +1,134 @@
+package io.github.delaytask.listener;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delaytask.RetryLaterException;
+import io.github.delaytask.core.RetryPolicy;
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskEvents;
+import io.github.delaytask.observation.TaskObservations;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.store.StoredTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The run of one claimed task of a listener, on a handler thread: start it while its lease allows, invoke the
+ * handler, and record the outcome (acknowledged in a batch, retried, dead, or handed back at shutdown).
+ */
+final class TaskRun {
+
+    private static final Log logger = LogFactory.getLog(TaskRun.class);
+
+    private final ListenerEndpoint endpoint;
+
+    private final ListenerMethodInvoker invoker;
+
+    private final RetryPolicy retryPolicy;
+
+    private final TaskBroker broker;
+
+    private final WorkerPool workers;
+
+    private final Acknowledger acknowledger;
+
+    private final TaskEvents events;
+
+    private final TaskObservations observations;
+
+    TaskRun(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy, TaskBroker broker,
+            WorkerPool workers, Acknowledger acknowledger, TaskEvents events, TaskObservations observations) {
+        this.endpoint = endpoint;
+        this.invoker = invoker;
+        this.retryPolicy = retryPolicy;
+        this.broker = broker;
+        this.workers = workers;
+        this.acknowledger = acknowledger;
+        this.events = events;
+        this.observations = observations;
+    }
+
+    /**
+     * Start no handler whose lease may have run out while it waited for a thread or for room: another consumer may
+     * have the task by then. Such a task goes back at once, its attempt not counted, rather than wait for its lease.
+     * @param startBy the latest start, nanos of {@link System#nanoTime()}
+     * @param recordBy when the lease runs out, nanos of {@link System#nanoTime()}
+     */
+    void run(StoredTask task, long startBy, long recordBy) {
+        try {
+            if (this.workers.awaitRoomToStart(startBy)) {
+                handle(task, recordBy);
+                return;
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            this.broker.giveBack(List.of(task));
+        }
+        catch (Throwable ex) {
+            logger.warn("Task " + task.taskId() + " did not start in time and could not be handed back; it will be "
+                    + "delivered again when its lease runs out", ex);
+        }
+    }
+
+    private void handle(StoredTask task, long recordBy) {
+        QueueId queue = task.queue();
+        this.events.handlerStarting(queue, task.executeTime());
+        long start = System.nanoTime();
+        Throwable failure = this.observations.observeHandler(task.taskType(), task.priority(), task.taskId(),
+                task.attempt(), task.traceContext(), () -> this.invoker.invoke(task.toDelayTask()));
+        this.events.handlerFinished(queue, System.nanoTime() - start, failure == null);
+        boolean handedOver = false;
+        try {
+            if (failure == null) {
+                this.acknowledger.add(task, recordBy);
+                handedOver = true;
+            }
+            else if (this.workers.interruptedForShutdown()) {
+                // cut short by the shutdown rather than failed: the task is due again at once, its attempt not counted
+                this.broker.giveBack(List.of(task));
+            }
+            else {
+                if (!(failure instanceof RetryLaterException)) {
+                    logger.warn("Task " + task.taskId() + " failed in " + this.endpoint.describe() + " (attempt "
+                            + task.attempt() + " of " + this.retryPolicy.maxAttempts() + ")", failure);
+                }
+                recordFailure(task, failure, recordBy);
+            }
+        }
+        catch (Throwable ex) {
+            if (ex instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            logger.error("Could not record the outcome of task " + task.taskId() + "; it will be delivered again "
+                    + "when its lease runs out", ex);
+        }
+        finally {
+            if (!handedOver) {
+                this.workers.recorded(1);
+            }
+        }
+    }
+
+    /** Record a failed run, trying again while the database may come back and the lease allows. */
+    private void recordFailure(StoredTask task, Throwable failure, long recordBy) throws InterruptedException {
+        Backoff backoff = new Backoff();
+        while (true) {
+            try {
+                this.broker.fail(task, failure, this.retryPolicy);
+                return;
+            }
+            catch (RuntimeException ex) {
+                long pause = backoff.nextMillis();
+                if (!Backoff.mayPass(ex) || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) > recordBy) {
+                    throw ex;
+                }
+                TimeUnit.MILLISECONDS.sleep(pause);
+            }
+        }
+    }
+
+}

@@ -1,0 +1,72 @@
+package io.github.delaytask.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.RedisConnection;
+
+/**
+ * Many calls of one script at once on Lettuce's asynchronous API, on the connection Spring hands out (the shared one
+ * by default): Lettuce writes each command without waiting for the answers of the earlier ones, so all of them cost
+ * one round trip, where Spring's pipelining would open a dedicated connection for every call. On a Cluster each
+ * call goes to the node of its first key's slot. Loaded only where Lettuce is.
+ */
+final class AsyncScripts {
+
+    private AsyncScripts() {
+    }
+
+    /**
+     * @param sha the script's SHA-1, which the servers may not know yet
+     * @param keys the keys of each call
+     * @param args the arguments of each call
+     * @return each call's answer, or its error (a {@code NOSCRIPT} error among them when a server did not know the
+     * script); {@code null} if the connection is not Lettuce's
+     */
+    static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
+            List<byte[][]> args, long timeoutMillis) {
+        if (!(connection.getNativeConnection() instanceof RedisScriptingAsyncCommands<?, ?> commands)) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        RedisScriptingAsyncCommands<byte[], byte[]> scripting = (RedisScriptingAsyncCommands<byte[], byte[]>) commands;
+        List<RedisFuture<List<Object>>> futures = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            futures.add(scripting.evalsha(sha, ScriptOutputType.MULTI, keys.get(i), args.get(i)));
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        List<Object> answers = new ArrayList<>(futures.size());
+        for (RedisFuture<List<Object>> future : futures) {
+            answers.add(await(future, deadline, timeoutMillis));
+        }
+        return answers;
+    }
+
+    private static Object await(RedisFuture<List<Object>> future, long deadline, long timeoutMillis) {
+        try {
+            return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return new RedisSystemException("Interrupted while waiting for a script", ex);
+        }
+        catch (ExecutionException ex) {
+            return (ex.getCause() instanceof Exception cause) ? cause : ex;
+        }
+        catch (TimeoutException ex) {
+            future.cancel(true);
+            return new QueryTimeoutException("No answer from Redis for " + timeoutMillis + " ms", ex);
+        }
+    }
+
+}
