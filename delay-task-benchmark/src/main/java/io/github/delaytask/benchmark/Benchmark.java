@@ -118,7 +118,8 @@ public final class Benchmark {
                 case "delay-task-postgresql" -> new DelayTaskSystem(postgresql, redis, run);
                 case "delay-task-mariadb" -> new DelayTaskSystem(mariadb, redis, run);
                 case "redisson" -> new RedissonSystem(redis, run);
-                case "db-scheduler" -> new DbSchedulerSystem(postgresql, run);
+                case "db-scheduler" -> DbSchedulerSystem.current(postgresql, run);
+                case "db-scheduler-best" -> DbSchedulerSystem.highThroughput(postgresql, run);
                 default -> throw new IllegalArgumentException(system);
             });
         }

@@ -19,12 +19,12 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
     static final List<String> SCENARIOS = List.of("add", "dispatch", "lateness", "backlog", "startup");
 
     static final List<String> SYSTEMS = List.of("delay-task-postgresql", "delay-task-mariadb", "redisson",
-            "db-scheduler");
+            "db-scheduler", "db-scheduler-best");
 
     static final String USAGE = """
             Options (all optional):
               --scenarios=all|add,dispatch,lateness,backlog,startup
-              --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler
+              --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler,db-scheduler-best
               --size=small|full                      full: the sizes of issue #6 (~17 min here; small ~5 min)
               --dispatch-tasks=N --backlog-tasks=N --lateness-seconds=N --warm-up-tasks=N   override one size
               --out=target/benchmark-results.md     the report as Markdown (relative to the module)
