@@ -116,7 +116,7 @@ final class StatementCapture {
         }
     }
 
-    /** A proxy of the interfaces that hands calls to {@code call}, and {@code close()} of {@code Closeable} to the target. */
+    /** A proxy of the interfaces that hands calls to {@code call}, and Closeable.close() to the target. */
     @SuppressWarnings("unchecked")
     static <T> T proxy(Class<T> type, Object target, Call call, Class<?>... more) {
         Class<?>[] interfaces = new Class<?>[more.length + 1];

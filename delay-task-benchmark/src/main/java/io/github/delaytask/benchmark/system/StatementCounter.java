@@ -83,7 +83,7 @@ final class StatementCounter {
         });
     }
 
-    private static boolean isClaim(String sql) {
+    static boolean isClaim(String sql) {
         // the space leaves out taskinfo_logs
         return sql.stripLeading().regionMatches(true, 0, "UPDATE taskinfo ", 0, 16) && LEASE_SET.matcher(sql).find();
     }
