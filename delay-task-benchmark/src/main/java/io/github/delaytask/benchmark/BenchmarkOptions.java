@@ -32,7 +32,7 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
                   (these four: delay-task only; they start JVMs and, for idle-cost, redis-server, and stop them)
               --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler,db-scheduler-best
                   db-scheduler-best: lock-and-fetch limits 1.0, 4.0, as its README recommends for high throughput
-              --size=small|full                      full: the sizes of issues #6 and #14 (~40 min here; small ~20 min)
+              --size=small|full                      full: the sizes of issues #6 and #14 (~45 min here; small ~20 min)
               --dispatch-tasks=N --backlog-tasks=N --lateness-seconds=N --warm-up-tasks=N   override one size
               --out=target/benchmark-results.md     the report as Markdown (relative to the module)
               --redis=127.0.0.1:6379

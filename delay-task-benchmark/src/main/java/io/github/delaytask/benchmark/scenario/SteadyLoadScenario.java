@@ -24,6 +24,9 @@ public final class SteadyLoadScenario implements Scenario {
     /** PostgreSQL publishes a backend's counters within 10 s of its going idle. */
     private static final Duration STATISTICS_DELAY = Duration.ofSeconds(11);
 
+    /** How long after the last task's due time the instances may take to run them all. */
+    private static final Duration TIMEOUT_AFTER_LAST = Duration.ofSeconds(60);
+
     private final Size size;
 
     public SteadyLoadScenario(Size size) {
@@ -45,17 +48,18 @@ public final class SteadyLoadScenario implements Scenario {
                 + "over the 64 queues of many-queues, run by %d instance JVMs, added ahead in batches by %d threads "
                 + "of an instance in the benchmark's JVM with no listeners, on a database of the run's own (on "
                 + "PostgreSQL too: a database, not a schema) and a key prefix all share; each JVM first runs %,d "
-                + "tasks. Lateness as in the lateness scenario, over all JVMs. Claim statements per task as in "
-                + "many-queues. Transactions per task, two ways: as the instance JVMs' data sources count them "
-                + "(each commit, and each statement run in autocommit, read-only ones included; a JDBC batch is "
-                + "one), and on PostgreSQL the `xact_commit` delta of `pg_stat_database` for that database (every "
-                + "connection to it: the four JVMs and the adding instance, idle by then). Both from just before "
-                + "the first task is due (%d s after the last add, so that PostgreSQL has published the adds) to "
-                + "%d s after the last handler call, idle time included. MariaDB has no counter of its own per "
-                + "database (`Com_commit` is the whole server's, and leaves out autocommit statements), so only "
-                + "the first count is shown there.", tasks(), this.size.instances().steadyRate(), JVMS,
-                Size.PRODUCERS, this.size.warmUpTasks(), STATISTICS_DELAY.toSeconds() + 2,
-                STATISTICS_DELAY.toSeconds());
+                + "tasks. Lateness as in the lateness scenario, over all JVMs. Claim statements per task run, "
+                + "counted as in many-queues; should the instances fall behind, tasks not run %d s after the last "
+                + "was due are left out (and counted in the lateness cell). Transactions per task run, two ways: "
+                + "as the instance JVMs' data sources count them (each commit, and each statement run in "
+                + "autocommit, read-only ones included; a JDBC batch is one), and on PostgreSQL the `xact_commit` "
+                + "delta of `pg_stat_database` for that database (every connection to it: the four JVMs and the "
+                + "adding instance, idle by then). Both from just before the first task is due (at least %d s "
+                + "after the last add, so that PostgreSQL has published the adds) to %d s after the last handler "
+                + "call, idle time included. MariaDB has no counter of its own per database (`Com_commit` is the "
+                + "whole server's, and leaves out autocommit statements), so only the first count is shown there.",
+                tasks(), this.size.instances().steadyRate(), JVMS, Size.PRODUCERS, this.size.warmUpTasks(),
+                TIMEOUT_AFTER_LAST.toSeconds(), STATISTICS_DELAY.toSeconds() + 2, STATISTICS_DELAY.toSeconds());
     }
 
     private String row(String what) {
@@ -100,7 +104,7 @@ public final class SteadyLoadScenario implements Scenario {
             Thread.sleep(Math.max(0, first - 200 - System.currentTimeMillis()));
             OptionalLong before = workspace.transactionsCommitted();
             runners.reset();
-            Duration timeout = this.size.instances().steadyDuration().plusSeconds(60);
+            Duration timeout = this.size.instances().steadyDuration().plus(TIMEOUT_AFTER_LAST);
             boolean complete = runners.awaitHandled(tasks, timeout);
             Thread.sleep(STATISTICS_DELAY.toMillis());
             OptionalLong after = workspace.transactionsCommitted();
@@ -110,10 +114,12 @@ public final class SteadyLoadScenario implements Scenario {
             String lateness = Format.lateness(figures.lateness());
             report.put(rows[0], system.name(), complete ? lateness
                     : lateness + " (" + Format.count(tasks - figures.handled()) + " never ran)");
-            report.put(rows[1], system.name(), String.format("%.3f", (double) figures.claims() / tasks));
-            report.put(rows[2], system.name(), String.format("%.3f", (double) figures.transactions() / tasks));
+            // per task run: a system that falls behind has run fewer than were due
+            double ran = Math.max(1, figures.handled());
+            report.put(rows[1], system.name(), String.format("%.3f", figures.claims() / ran));
+            report.put(rows[2], system.name(), String.format("%.3f", figures.transactions() / ran));
             report.put(rows[3], system.name(), (before.isPresent() && after.isPresent())
-                    ? String.format("%.3f", (double) (after.getAsLong() - before.getAsLong()) / tasks) : "n/a");
+                    ? String.format("%.3f", (after.getAsLong() - before.getAsLong()) / ran) : "n/a");
             if (overrun > 0) {
                 report.note(system.name() + ", steady-load: the last tasks were added " + overrun
                         + " ms after the first was due");
