@@ -12,11 +12,16 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.delaytask.benchmark.scenario.AddScenario;
 import io.github.delaytask.benchmark.scenario.BacklogScenario;
+import io.github.delaytask.benchmark.scenario.CrossInstanceScenario;
 import io.github.delaytask.benchmark.scenario.DispatchScenario;
+import io.github.delaytask.benchmark.scenario.IdleCostScenario;
 import io.github.delaytask.benchmark.scenario.LatenessScenario;
+import io.github.delaytask.benchmark.scenario.ManyQueuesScenario;
 import io.github.delaytask.benchmark.scenario.Scenario;
 import io.github.delaytask.benchmark.scenario.Size;
 import io.github.delaytask.benchmark.scenario.StartupScenario;
+import io.github.delaytask.benchmark.scenario.SteadyLoadScenario;
+import io.github.delaytask.benchmark.system.ChildProcesses;
 import io.github.delaytask.benchmark.system.Database;
 import io.github.delaytask.benchmark.system.DbSchedulerSystem;
 import io.github.delaytask.benchmark.system.DelayTaskSystem;
@@ -46,8 +51,10 @@ public final class Benchmark {
         Database mariadb = Database.mariadb(options.mariadbUrl(), options.mariadbUser(), options.mariadbPassword());
         RedisAdmin redis = new RedisAdmin(options.redisHost(), options.redisPort());
         String keys = "*" + run.replace('_', '-') + "*";
-        // what a run stopped half-way (Ctrl-C) leaves; after a whole run there is nothing left to remove
+        // what a run stopped half-way (Ctrl-C) leaves; after a whole run there is nothing left to remove. The
+        // instance JVMs go first, as their connections would hold up dropping their storage.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            ChildProcesses.killAll();
             postgresql.dropLeftovers();
             mariadb.dropLeftovers();
             redis.deleteQuietly(keys);
@@ -118,7 +125,8 @@ public final class Benchmark {
                 case "delay-task-postgresql" -> new DelayTaskSystem(postgresql, redis, run);
                 case "delay-task-mariadb" -> new DelayTaskSystem(mariadb, redis, run);
                 case "redisson" -> new RedissonSystem(redis, run);
-                case "db-scheduler" -> new DbSchedulerSystem(postgresql, run);
+                case "db-scheduler" -> DbSchedulerSystem.current(postgresql, run);
+                case "db-scheduler-best" -> DbSchedulerSystem.highThroughput(postgresql, run);
                 default -> throw new IllegalArgumentException(system);
             });
         }
@@ -128,7 +136,8 @@ public final class Benchmark {
     private static List<Scenario> scenarios(BenchmarkOptions options, RedisAdmin redis) {
         Size size = options.size();
         return List.of(new AddScenario(size), new DispatchScenario(size), new LatenessScenario(size),
-                new BacklogScenario(size, redis), new StartupScenario(size))
+                new BacklogScenario(size, redis), new StartupScenario(size), new ManyQueuesScenario(size),
+                new IdleCostScenario(size), new CrossInstanceScenario(size), new SteadyLoadScenario(size))
             .stream()
             .filter((scenario) -> options.scenarios().contains(scenario.name()))
             .toList();
@@ -149,7 +158,8 @@ public final class Benchmark {
                 report.setup("Machine", database.name() + " unreachable at " + database.url() + ": " + ex.getMessage());
             }
         }
-        report.setup("Machine", "every system runs in this one JVM, one at a time, beside Redis and the databases; "
+        report.setup("Machine", "every system runs in this one JVM, one at a time, beside Redis and the databases "
+                + "(but in the scenarios of instance JVMs, which start further JVMs on this machine); "
                 + Size.ADD_THREADS + " threads add in the add scenarios, " + Size.PRODUCERS + " elsewhere");
     }
 

@@ -16,16 +16,23 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
         int redisPort, String postgresqlUrl, String postgresqlUser, String postgresqlPassword, String mariadbUrl,
         String mariadbUser, String mariadbPassword) {
 
-    static final List<String> SCENARIOS = List.of("add", "dispatch", "lateness", "backlog", "startup");
+    static final List<String> SCENARIOS = List.of("add", "dispatch", "lateness", "backlog", "startup", "many-queues",
+            "idle-cost", "cross-instance", "steady-load");
 
     static final List<String> SYSTEMS = List.of("delay-task-postgresql", "delay-task-mariadb", "redisson",
-            "db-scheduler");
+            "db-scheduler", "db-scheduler-best");
 
     static final String USAGE = """
             Options (all optional):
-              --scenarios=all|add,dispatch,lateness,backlog,startup
-              --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler
-              --size=small|full                      full: the sizes of issue #6 (~17 min here; small ~5 min)
+              --scenarios=all|add,dispatch,lateness,backlog,startup,many-queues,idle-cost,cross-instance,steady-load
+                  many-queues     a burst over 64 queues, on 1 and on 4 instance JVMs: tasks/s, tasks per claim
+                  idle-cost       1 instance JVM, 64 listeners, no task, on a redis-server of its own: commands/s
+                  cross-instance  added by one instance, run by another JVM, due 20 ms after the add: lateness
+                  steady-load     4 instance JVMs, 64 queues, 5,000/s for 60 s: lateness, claims and commits per task
+                  (these four: delay-task only; they start JVMs and, for idle-cost, redis-server, and stop them)
+              --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler,db-scheduler-best
+                  db-scheduler-best: lock-and-fetch limits 1.0, 4.0, as its README recommends for high throughput
+              --size=small|full                      full: the sizes of issues #6 and #14 (~45 min here; small ~20 min)
               --dispatch-tasks=N --backlog-tasks=N --lateness-seconds=N --warm-up-tasks=N   override one size
               --out=target/benchmark-results.md     the report as Markdown (relative to the module)
               --redis=127.0.0.1:6379

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 
 /**
  * The figures of one run, one column per system, and what explains them; rendered as Markdown for the terminal
@@ -22,6 +23,8 @@ public final class Report {
     private final List<String> notes = new ArrayList<>();
 
     private final Map<String, List<String>> details = new LinkedHashMap<>();
+
+    private final Map<String, Double> kept = new LinkedHashMap<>();
 
     public Report(List<String> columns) {
         this.columns = List.copyOf(columns);
@@ -50,6 +53,17 @@ public final class Report {
     /** A block of text after the table, such as query plans, shown as it is. */
     public synchronized void detail(String title, String text) {
         this.details.computeIfAbsent(title, (key) -> new ArrayList<>()).add(text);
+    }
+
+    /** Keep a figure of one scenario, such as a rate, for a later scenario to compare with. */
+    public synchronized void keep(String figure, String column, double value) {
+        this.kept.put(figure + "\n" + column, value);
+    }
+
+    /** A figure kept by {@link #keep}, or empty if its scenario did not run or did not finish. */
+    public synchronized OptionalDouble kept(String figure, String column) {
+        Double value = this.kept.get(figure + "\n" + column);
+        return (value != null) ? OptionalDouble.of(value) : OptionalDouble.empty();
     }
 
     public synchronized String markdown(String title) {

@@ -17,6 +17,9 @@ import io.github.delaytask.benchmark.system.TableStatistics;
  */
 public final class DispatchScenario implements Scenario {
 
+    /** The rate of a burst that ran to the end, kept in the report for the many-queues scenario. */
+    static final String RATE = "dispatch rate";
+
     /** An idle PostgreSQL connection publishes its table counters within 10 s. */
     private static final Duration STATISTICS_DELAY = Duration.ofSeconds(11);
 
@@ -77,6 +80,9 @@ public final class DispatchScenario implements Scenario {
                         }
                     });
             report.put(rateRow(), system.name(), result.cell());
+            if (result.complete()) {
+                report.keep(RATE, system.name(), result.rate());
+            }
             report.put(firstRow(), system.name(), Format.millis(result.firstAfterDueMillis()));
             if (result.problem() != null) {
                 report.note(system.name() + ", dispatch: " + result.problem());

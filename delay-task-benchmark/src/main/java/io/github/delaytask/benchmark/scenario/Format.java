@@ -2,6 +2,8 @@ package io.github.delaytask.benchmark.scenario;
 
 import java.time.Duration;
 
+import org.HdrHistogram.Histogram;
+
 /**
  * How figures are written in the table.
  */
@@ -25,6 +27,12 @@ final class Format {
     static String bytes(long bytes) {
         return (Math.abs(bytes) < 1_000_000) ? String.format("%,.0f kB", bytes / 1e3)
                 : String.format("%,.1f MB", bytes / 1e6);
+    }
+
+    /** p50 / p99 / max of a histogram of microseconds, in milliseconds. */
+    static String lateness(Histogram micros) {
+        return String.format("%s / %s / %s", millis(micros.getValueAtPercentile(50) / 1000.0),
+                millis(micros.getValueAtPercentile(99) / 1000.0), millis(micros.getMaxValue() / 1000.0));
     }
 
     static String count(long count) {

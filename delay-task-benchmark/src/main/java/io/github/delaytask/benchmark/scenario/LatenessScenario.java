@@ -63,9 +63,7 @@ public final class LatenessScenario implements Scenario {
                 .plusSeconds(30);
             boolean complete = handled.await(TaskKind.TASK, tasks, timeout);
             Histogram lateness = handled.lateness();
-            String cell = String.format("%s / %s / %s", Format.millis(lateness.getValueAtPercentile(50) / 1000.0),
-                    Format.millis(lateness.getValueAtPercentile(99) / 1000.0),
-                    Format.millis(lateness.getMaxValue() / 1000.0));
+            String cell = Format.lateness(lateness);
             report.put(row(), system.name(), complete ? cell
                     : cell + " (" + Format.count(tasks - handled.count(TaskKind.TASK)) + " never ran)");
             if (overrun > 0) {

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.benchmark.Report;
+import io.github.delaytask.benchmark.system.ChildProcesses;
 import io.github.delaytask.benchmark.system.DelayTaskSystem;
 import io.github.delaytask.benchmark.system.QueueSystem;
 import io.github.delaytask.benchmark.system.StartupProbe;
@@ -85,9 +86,8 @@ public final class StartupScenario implements Scenario {
         properties.forEach((name, value) -> command.add(name + "=" + value));
         Path log = Files.createTempFile("delay-task-startup", ".log");
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+            Process process = ChildProcesses.start(new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(log.toFile()));
             boolean exited = process.waitFor(2, TimeUnit.MINUTES);
             if (!exited) {
                 process.destroyForcibly();

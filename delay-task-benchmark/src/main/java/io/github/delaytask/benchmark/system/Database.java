@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -70,15 +71,40 @@ public abstract class Database {
 
     /** Create a schema or database of the given name. */
     Storage create(String name) throws SQLException {
-        execute(createStatement(name));
-        Storage storage = new Storage(this, name, storageUrl(name));
+        return create(createStatement(name), new Storage(this, name, storageUrl(name), false));
+    }
+
+    /**
+     * Create a database of the given name, where the server keeps counters of each database (PostgreSQL's
+     * {@code pg_stat_database}) that a schema in a shared database would not have for itself alone.
+     */
+    Storage createDatabase(String name) throws SQLException {
+        return create(name);
+    }
+
+    final Storage create(String sql, Storage storage) throws SQLException {
+        execute(sql);
         this.created.add(storage);
         return storage;
     }
 
     void drop(Storage storage) throws SQLException {
-        execute(dropStatement(storage.name()));
+        execute(storage.ownDatabase() ? dropDatabaseStatement(storage.name()) : dropStatement(storage.name()));
         this.created.remove(storage);
+    }
+
+    /**
+     * Transactions committed so far in the database of a storage made by {@link #createDatabase}, read-only ones
+     * included, as the server counts them; empty where it does not.
+     */
+    OptionalLong transactionsCommitted(Storage storage) throws SQLException {
+        return OptionalLong.empty();
+    }
+
+    /** The URL, with the database named in its path replaced. */
+    final String urlOfDatabase(String name) {
+        // jdbc:kind://host:port/database?options
+        return this.url.replaceFirst("^(jdbc:[a-z]+://[^/?]+)(/[^?]*)?", "$1/" + name);
     }
 
     /** Drop what is left, when the benchmark is stopped half-way. */
@@ -111,6 +137,10 @@ public abstract class Database {
     abstract String createStatement(String name);
 
     abstract String dropStatement(String name);
+
+    String dropDatabaseStatement(String name) {
+        return dropStatement(name);
+    }
 
     abstract String storageUrl(String name);
 

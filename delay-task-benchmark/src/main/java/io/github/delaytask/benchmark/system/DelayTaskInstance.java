@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
@@ -30,9 +31,18 @@ final class DelayTaskInstance implements Instance {
 
     private final String keys;
 
+    private final boolean ownsStorage;
+
+    /** The tasks of {@link TaskKind#QUEUES} added so far, for the round robin. */
+    private final AtomicLong spread = new AtomicLong();
+
+    /**
+     * @param ownsStorage whether closing it drops the storage and the keys
+     */
     DelayTaskInstance(ConfigurableApplicationContext context, Storage storage, StatementCapture statements,
-            RedisAdmin redis, String keys) {
+            RedisAdmin redis, String keys, boolean ownsStorage) {
         this.context = context;
+        this.ownsStorage = ownsStorage;
         this.tasks = context.getBean(DelayTaskService.class);
         this.storage = storage;
         this.statements = statements;
@@ -52,7 +62,14 @@ final class DelayTaskInstance implements Instance {
         this.tasks.addTasks(batch);
     }
 
-    private static DelayTask toDelayTask(BenchTask task) {
+    private DelayTask toDelayTask(BenchTask task) {
+        if (task.kind() == TaskKind.QUEUES) {
+            long n = this.spread.getAndIncrement();
+            return DelayTask.builder(QueueListeners.taskType(n))
+                .priority(QueueListeners.priority(n))
+                .executeAt(Instant.ofEpochMilli(task.executeTimeMillis()))
+                .build();
+        }
         return DelayTask.builder(taskType(task.kind()))
             .executeAt(Instant.ofEpochMilli(task.executeTimeMillis()))
             .build();
@@ -66,6 +83,11 @@ final class DelayTaskInstance implements Instance {
     public boolean anyUnfinished(TaskKind kind, long dueUpToMillis) {
         // a finished task leaves taskinfo in the transaction that marks its log EXECUTED; the ORDER BY makes it
         // a walk of the execute_time index that stops at the first row, whatever the table holds
+        if (kind == TaskKind.QUEUES) {
+            return this.storage.exists("SELECT task_id FROM taskinfo WHERE execute_time <= ? AND task_type BETWEEN ? "
+                    + "AND ? ORDER BY execute_time LIMIT 1", dueUpToMillis, QueueListeners.FIRST_TYPE,
+                    QueueListeners.FIRST_TYPE + QueueListeners.TYPES - 1);
+        }
         return this.storage.exists("SELECT task_id FROM taskinfo WHERE execute_time <= ? AND task_type = ? "
                 + "ORDER BY execute_time LIMIT 1", dueUpToMillis, taskType(kind));
     }
@@ -115,8 +137,10 @@ final class DelayTaskInstance implements Instance {
             this.context.close();
         }
         finally {
-            this.storage.close();
-            this.redis.delete(this.keys);
+            if (this.ownsStorage) {
+                this.storage.close();
+                this.redis.delete(this.keys);
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -72,7 +73,7 @@ public final class DelayTaskSystem implements QueueSystem {
             if (this.configuration == null) {
                 this.configuration = describe(context);
             }
-            return new DelayTaskInstance(context, storage, statements, this.redis, keyPrefix(name) + ":*");
+            return new DelayTaskInstance(context, storage, statements, this.redis, keyPrefix(name) + ":*", true);
         }
         catch (RuntimeException ex) {
             storage.close();
@@ -97,15 +98,29 @@ public final class DelayTaskSystem implements QueueSystem {
         return properties;
     }
 
-    /** An empty schema or database for an application of the start-up scenario, and that application's settings. */
+    /** This system on another Redis, such as a {@link PrivateRedis}. */
+    public DelayTaskSystem onRedis(RedisAdmin other) {
+        return new DelayTaskSystem(this.database, other, this.namePrefix);
+    }
+
+    /** The prefix of this run's names. */
+    public String runName() {
+        return this.namePrefix;
+    }
+
+    /** An empty schema or database, and the settings of an application that uses it, for other JVMs. */
     public Workspace workspace(String suffix) throws SQLException {
+        return workspace(suffix, false);
+    }
+
+    /**
+     * @param ownDatabase whether to make a database of its own even on PostgreSQL (a schema in the benchmark's
+     * database otherwise), for {@link Workspace#transactionsCommitted()}
+     */
+    public Workspace workspace(String suffix, boolean ownDatabase) throws SQLException {
         String name = storageName(suffix);
-        Storage storage = this.database.create(name);
-        String keys = keyPrefix(name) + ":*";
-        return new Workspace(properties(storage.url(), keyPrefix(name)), () -> {
-            storage.close();
-            this.redis.delete(keys);
-        });
+        return new Workspace(ownDatabase ? this.database.createDatabase(name) : this.database.create(name),
+                keyPrefix(name));
     }
 
     /** The benchmark's delay-task application, with the given properties ahead of any other source. */
@@ -152,15 +167,50 @@ public final class DelayTaskSystem implements QueueSystem {
     }
 
     /**
-     * A schema or database of the start-up scenario.
-     * @param properties the settings of an application that uses it
-     * @param drop removes it, and the Redis keys of such an application
+     * A schema or database and a key prefix that instances in other JVMs share, with an instance of this JVM on them
+     * if asked for. Closing it drops them.
      */
-    public record Workspace(Map<String, Object> properties, Runnable drop) implements AutoCloseable {
+    public final class Workspace implements AutoCloseable {
+
+        private final Storage storage;
+
+        private final String keyPrefix;
+
+        private Workspace(Storage storage, String keyPrefix) {
+            this.storage = storage;
+            this.keyPrefix = keyPrefix;
+        }
+
+        /** The settings of an application that uses it. */
+        public Map<String, Object> properties() {
+            return DelayTaskSystem.this.properties(this.storage.url(), this.keyPrefix);
+        }
+
+        /**
+         * Start an instance of this JVM on it without listeners: it adds tasks and runs the starter's jobs, as an
+         * application's web tier would. Closing the instance leaves the workspace as it is.
+         */
+        public Instance startAdding() {
+            Map<String, Object> properties = properties();
+            properties.put("delay-task.listener.enabled", false);
+            properties.put(DelayTaskBenchApplication.LISTENERS, "none");
+            ConfigurableApplicationContext context = application(properties).run();
+            if (DelayTaskSystem.this.configuration == null) {
+                DelayTaskSystem.this.configuration = describe(context);
+            }
+            return new DelayTaskInstance(context, this.storage, new StatementCapture((sql) -> false),
+                    DelayTaskSystem.this.redis, this.keyPrefix + ":*", false);
+        }
+
+        /** See {@link Database#transactionsCommitted}: empty unless it is a PostgreSQL database of its own. */
+        public OptionalLong transactionsCommitted() {
+            return this.storage.transactionsCommitted();
+        }
 
         @Override
         public void close() {
-            this.drop.run();
+            this.storage.close();
+            DelayTaskSystem.this.redis.delete(this.keyPrefix + ":*");
         }
 
     }

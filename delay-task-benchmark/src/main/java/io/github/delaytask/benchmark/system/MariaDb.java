@@ -33,8 +33,7 @@ final class MariaDb extends Database {
 
     @Override
     String storageUrl(String name) {
-        // jdbc:mariadb://host:port/database?options: replace the database
-        return url().replaceFirst("^(jdbc:[a-z]+://[^/?]+)(/[^?]*)?", "$1/" + name);
+        return urlOfDatabase(name);
     }
 
     @Override

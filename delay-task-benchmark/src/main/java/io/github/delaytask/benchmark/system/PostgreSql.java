@@ -1,6 +1,7 @@
 package io.github.delaytask.benchmark.system;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -9,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * PostgreSQL: a schema for each instance, reached with {@code currentSchema}.
@@ -55,6 +57,33 @@ final class PostgreSql extends Database {
     @Override
     String dropStatement(String name) {
         return "DROP SCHEMA IF EXISTS " + name + " CASCADE";
+    }
+
+    @Override
+    Storage createDatabase(String name) throws SQLException {
+        return create("CREATE DATABASE " + name, new Storage(this, name, urlOfDatabase(name), true));
+    }
+
+    @Override
+    String dropDatabaseStatement(String name) {
+        // the instances are stopped by then; FORCE ends any connection a pool still holds
+        return "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)";
+    }
+
+    /** {@code xact_commit} of {@code pg_stat_database}, read from the benchmark's database, not the one counted. */
+    @Override
+    OptionalLong transactionsCommitted(Storage storage) throws SQLException {
+        if (!storage.ownDatabase()) {
+            return OptionalLong.empty();
+        }
+        try (Connection connection = connect(url());
+                PreparedStatement statement = connection
+                    .prepareStatement("SELECT xact_commit FROM pg_stat_database WHERE datname = ?")) {
+            statement.setString(1, storage.name());
+            try (ResultSet result = statement.executeQuery()) {
+                return result.next() ? OptionalLong.of(result.getLong(1)) : OptionalLong.empty();
+            }
+        }
     }
 
     @Override

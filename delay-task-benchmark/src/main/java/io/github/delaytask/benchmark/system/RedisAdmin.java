@@ -2,6 +2,8 @@ package io.github.delaytask.benchmark.system;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -48,6 +50,23 @@ public final class RedisAdmin implements AutoCloseable {
     /** {@code used_memory} of {@code INFO memory}: the whole server, whoever else uses it. */
     public synchronized long usedMemory() {
         return Long.parseLong(info("memory", "used_memory"));
+    }
+
+    /**
+     * {@code calls} of each command in {@code INFO commandstats}, by name (such as {@code evalsha}): commands that
+     * scripts run are counted too.
+     */
+    public synchronized Map<String, Long> commandCalls() {
+        Map<String, Long> calls = new TreeMap<>();
+        for (String line : this.connection.sync().info("commandstats").split("\r?\n")) {
+            // cmdstat_get:calls=21,usec=175,usec_per_call=8.33,rejected_calls=0,failed_calls=0
+            if (line.startsWith("cmdstat_")) {
+                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                String count = line.substring(line.indexOf("calls=") + "calls=".length());
+                calls.put(name, Long.parseLong(count.substring(0, count.indexOf(','))));
+            }
+        }
+        return calls;
     }
 
     /** The sum of {@code MEMORY USAGE} over the keys matching a pattern. */

@@ -116,8 +116,9 @@ final class StatementCapture {
         }
     }
 
+    /** A proxy of the interfaces that hands calls to {@code call}, and Closeable.close() to the target. */
     @SuppressWarnings("unchecked")
-    private static <T> T proxy(Class<T> type, Object target, Call call, Class<?>... more) {
+    static <T> T proxy(Class<T> type, Object target, Call call, Class<?>... more) {
         Class<?>[] interfaces = new Class<?>[more.length + 1];
         interfaces[0] = type;
         System.arraycopy(more, 0, interfaces, 1, more.length);
@@ -139,7 +140,7 @@ final class StatementCapture {
     }
 
     @FunctionalInterface
-    private interface Call {
+    interface Call {
 
         Object invoke(Method method, Object[] args) throws Throwable;
 

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * A schema or database of one instance, and one connection of the benchmark's own to it: for counting, clearing
@@ -20,14 +21,20 @@ final class Storage implements AutoCloseable {
 
     private final String url;
 
+    private final boolean ownDatabase;
+
     private Connection connection;
 
     private Connection polling;
 
-    Storage(Database database, String name, String url) {
+    /**
+     * @param ownDatabase whether it is a database made by {@link Database#createDatabase}, rather than a schema
+     */
+    Storage(Database database, String name, String url, boolean ownDatabase) {
         this.database = database;
         this.name = name;
         this.url = url;
+        this.ownDatabase = ownDatabase;
     }
 
     String name() {
@@ -40,6 +47,20 @@ final class Storage implements AutoCloseable {
 
     Database database() {
         return this.database;
+    }
+
+    boolean ownDatabase() {
+        return this.ownDatabase;
+    }
+
+    /** See {@link Database#transactionsCommitted}. */
+    OptionalLong transactionsCommitted() {
+        try {
+            return this.database.transactionsCommitted(this);
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException("Could not read the transactions of " + this.name, ex);
+        }
     }
 
     /** Whether a query returns a row; on a connection of its own, see {@link Database#pollingSettings()}. */

@@ -10,6 +10,9 @@ public enum TaskKind {
     TASK,
 
     /** The pending tasks of the backlog scenario. */
-    BACKLOG
+    BACKLOG,
+
+    /** Tasks spread evenly over 64 queues (16 types, 4 priorities each): see {@link QueueListeners}. */
+    QUEUES
 
 }

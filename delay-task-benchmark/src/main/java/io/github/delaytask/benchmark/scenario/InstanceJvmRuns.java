@@ -1,0 +1,56 @@
+package io.github.delaytask.benchmark.scenario;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import io.github.delaytask.benchmark.system.BenchTask;
+import io.github.delaytask.benchmark.system.Instance;
+import io.github.delaytask.benchmark.system.InstanceJvms;
+import io.github.delaytask.benchmark.system.TaskKind;
+
+/**
+ * What the scenarios of instance JVMs share: the warm-up, through an instance of this JVM that adds and the JVMs that
+ * run, and the wall clock that their figures use.
+ */
+final class InstanceJvmRuns {
+
+    private InstanceJvmRuns() {
+    }
+
+    /**
+     * Add {@link Size#warmUpTasks()} tasks for each JVM, due at once (singly and in batches, as {@link WarmUp} does),
+     * wait until they ran and their completion is stored, then empty the storage and reset the JVMs' figures.
+     */
+    static void warmUp(Instance adder, InstanceJvms jvms, TaskKind kind, Size size) throws Exception {
+        int tasks = size.warmUpTasks() * jvms.size();
+        long due = System.currentTimeMillis();
+        int singles = tasks / 2;
+        Producers.singles(adder, singles, Size.PRODUCERS, (i) -> new BenchTask(kind, due));
+        Producers.batches(adder, tasks - singles, Size.PRODUCERS, (i) -> new BenchTask(kind, due));
+        if (!jvms.awaitHandled(tasks, Duration.ofSeconds(120))) {
+            throw new IllegalStateException("Warm-up: only " + jvms.handled() + " of " + tasks
+                    + " tasks ran within 120 s");
+        }
+        if (WarmUp.awaitFinished(adder, kind, due, Duration.ofSeconds(30)) < 0) {
+            throw new IllegalStateException("Warm-up: tasks ran but were not all marked finished within 30 s");
+        }
+        adder.clear();
+        jvms.reset();
+    }
+
+    /** Wall clock, in epoch microseconds, as the instance JVMs time their handler calls. */
+    static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
+    }
+
+    /**
+     * Wait until the storage shows no task of a kind due up to a time unfinished, polling every 2 ms.
+     * @return {@link #nowMicros()} then, or -1 on time-out
+     */
+    static long awaitFinishedMicros(Instance adder, TaskKind kind, long dueUpToMillis, Duration timeout)
+            throws InterruptedException {
+        return (WarmUp.awaitFinished(adder, kind, dueUpToMillis, timeout) > 0) ? nowMicros() : -1;
+    }
+
+}

@@ -1,0 +1,71 @@
+package io.github.delaytask.benchmark.system;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Every process the benchmark starts (instance JVMs, a Redis server of its own) is started here, so that whatever
+ * ends the benchmark (its end, a failure, Ctrl-C) can kill those still running: {@link #killAll()}, from the
+ * benchmark's shutdown hook. The set is static for that hook's sake.
+ */
+public final class ChildProcesses {
+
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+
+    private ChildProcesses() {
+    }
+
+    /** The command of a JVM with this JVM's class path, running a main class of the benchmark. */
+    static List<String> java(String runName, String maxHeap, Class<?> mainClass) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // the run's name is on the command line, so that ps shows whose process it is
+        return List.of(java, "-Xmx" + maxHeap, "-Ddelaytask.benchmark.run=" + runName, "-cp",
+                System.getProperty("java.class.path"), mainClass.getName());
+    }
+
+    public static Process start(ProcessBuilder builder) throws IOException {
+        Process process = builder.start();
+        RUNNING.add(process);
+        process.onExit().thenRun(() -> RUNNING.remove(process));
+        return process;
+    }
+
+    /** Ask a process to end, and kill it if it has not within the grace time. */
+    static void stop(Process process, Duration grace) {
+        process.destroy();
+        try {
+            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+        catch (InterruptedException ex) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        finally {
+            RUNNING.remove(process);
+        }
+    }
+
+    /** Kill every process still running, and wait a little for them to go. */
+    public static void killAll() {
+        for (Process process : List.copyOf(RUNNING)) {
+            process.destroyForcibly();
+        }
+        for (Process process : List.copyOf(RUNNING)) {
+            try {
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+}
