@@ -20,7 +20,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The claims and acknowledgements of MySQL 8 and MariaDB 10.6 or later: two statements a claim and three an
  * acknowledgement, whatever the number of tasks, in one transaction that joins the caller's. A statement per task (a
- * JDBC batch), as on H2, cost MariaDB three to four times as much, and MySQL Connector/J sends a batch one statement
+ * JDBC batch), as on H2, cost MariaDB three to five times as much, and MySQL Connector/J sends a batch one statement
  * per round trip unless the URL says otherwise.
  * <p>
  * The ids reach each statement as one JSON array, whose rows drive a join into the primary key. With an
