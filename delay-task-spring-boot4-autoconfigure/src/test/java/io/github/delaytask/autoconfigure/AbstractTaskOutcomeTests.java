@@ -215,6 +215,12 @@ public abstract class AbstractTaskOutcomeTests {
             assertThat(cancelled.await(10, TimeUnit.SECONDS)).isTrue();
             await().atMost(Duration.ofSeconds(5))
                 .until(() -> listeners.countedRuns.containsAll(ids.subList(1, ids.size())));
+            // and their acknowledgement waits for no row but its own: on a table this small, MySQL and MariaDB
+            // read an IN list's rows by scanning the table, which waits for the cancelled task's row
+            await().atMost(Duration.ofSeconds(5))
+                .until(() -> ids.subList(1, ids.size())
+                    .stream()
+                    .allMatch((id) -> status(context, id) == TaskStatus.EXECUTED));
             commit.countDown();
             assertThat(business.get(10, TimeUnit.SECONDS)).isTrue();
             assertThat(status(context, ids.get(0))).isEqualTo(TaskStatus.CANCELLED);

@@ -1,9 +1,11 @@
 package io.github.delaytask.store.mybatis;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.StringJoiner;
 
+import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -12,7 +14,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * The statements of MySQL 8 and MariaDB 10.6 or later.
+ * The statements of MySQL 8 and MariaDB 10.6 or later: claims and acknowledgements by {@link MySqlClaims}, the rest
+ * portable.
  */
 final class MySqlStatements extends BatchedStatements {
 
@@ -50,10 +53,23 @@ final class MySqlStatements extends BatchedStatements {
     private static final String DELETE_UNSTAMPED = "DELETE FROM taskinfo_logs WHERE status = ? AND status <> 0 "
             + "AND finished_at IS NULL AND execute_time < ? AND task_id IN ";
 
+    private final MySqlClaims claims;
+
     private volatile boolean purgeIndexHint = true;
 
     MySqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, boolean traced) {
         super(jdbc, transactionManager, CLOCK, traced);
+        this.claims = new MySqlClaims(jdbc, transactionManager, CLOCK, traced);
+    }
+
+    @Override
+    public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
+        return this.claims.claimDue(taskIds, now, leaseUntil);
+    }
+
+    @Override
+    public Collection<Long> finishExecuted(List<StoredTask> claimed) {
+        return this.claims.finishExecuted(claimed);
     }
 
     @Override
