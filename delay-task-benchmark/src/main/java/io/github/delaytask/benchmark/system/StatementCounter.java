@@ -22,6 +22,8 @@ import javax.sql.DataSource;
  */
 final class StatementCounter {
 
+    private static final Pattern TASKINFO = Pattern.compile("\\btaskinfo\\s", Pattern.CASE_INSENSITIVE);
+
     private static final Pattern LEASE_SET = Pattern.compile("\\blease_until\\s*=\\s*\\?");
 
     private static final Set<String> EXECUTIONS = Set.of("execute", "executeQuery", "executeUpdate",
@@ -84,8 +86,10 @@ final class StatementCounter {
     }
 
     static boolean isClaim(String sql) {
-        // the space leaves out taskinfo_logs
-        return sql.stripLeading().regionMatches(true, 0, "UPDATE taskinfo ", 0, 16) && LEASE_SET.matcher(sql).find();
+        // the table name followed by a space leaves out taskinfo_logs; MySQL's claim updates a join of its id list
+        // with taskinfo
+        return sql.stripLeading().regionMatches(true, 0, "UPDATE ", 0, 7) && TASKINFO.matcher(sql).find()
+                && LEASE_SET.matcher(sql).find();
     }
 
 }

@@ -14,6 +14,13 @@ class StatementCounterTests {
     }
 
     @Test
+    void countsMySqlsClaimOfAJoinOfItsIdListWithTaskinfo() {
+        assertThat(StatementCounter.isClaim("UPDATE JSON_TABLE(?, '$[*]' COLUMNS (id BIGINT PATH '$')) c "
+                + "STRAIGHT_JOIN taskinfo t FORCE INDEX (PRIMARY) ON t.task_id = c.id "
+                + "SET t.version = t.version + 1, t.lease_until = ?")).isTrue();
+    }
+
+    @Test
     void theVersionCheckedBatchOfThePortableClaimIsAClaim() {
         assertThat(StatementCounter.isClaim(
                 "UPDATE taskinfo SET version = version + 1, lease_until = ? WHERE task_id = ? AND version = ?"))
