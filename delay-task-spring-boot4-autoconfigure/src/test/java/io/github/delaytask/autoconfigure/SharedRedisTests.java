@@ -55,8 +55,10 @@ class SharedRedisTests {
         try (TestBackend first = TestBackend.postgreSql(); TestBackend second = TestBackend.mariaDb()) {
             try {
                 run(first, shared, (a) -> run(second, shared, (b) -> {
-                    Map<Long, Long> dueA = addTasks(a);
-                    Map<Long, Long> dueB = addTasks(b);
+                    // due at the same instants in both: each claim of one application takes the other's task too
+                    long start = System.currentTimeMillis() + 1500;
+                    Map<Long, Long> dueA = addTasks(a, start);
+                    Map<Long, Long> dueB = addTasks(b, start);
                     await().atMost(Duration.ofSeconds(30)).until(() -> ran(a).keySet().containsAll(dueA.keySet())
                             && ran(b).keySet().containsAll(dueB.keySet()));
                     assertThat(ran(a)).containsOnlyKeys(dueA.keySet());
@@ -77,8 +79,9 @@ class SharedRedisTests {
                 run(first, "", (a) -> run(second, "", (b) -> {
                     prefixes.add(a.getBean(RedisKeys.class).prefix());
                     prefixes.add(b.getBean(RedisKeys.class).prefix());
-                    Map<Long, Long> dueA = addTasks(a);
-                    Map<Long, Long> dueB = addTasks(b);
+                    long start = System.currentTimeMillis() + 1500;
+                    Map<Long, Long> dueA = addTasks(a, start);
+                    Map<Long, Long> dueB = addTasks(b, start);
                     await().atMost(Duration.ofSeconds(20)).until(() -> ran(a).keySet().containsAll(dueA.keySet())
                             && ran(b).keySet().containsAll(dueB.keySet()));
                     assertOnTime(dueA, ran(a));
@@ -106,10 +109,9 @@ class SharedRedisTests {
         runner.run(test);
     }
 
-    /** Tasks due one every 20 ms from 1.5 s on (both applications are polling by then), by id. */
-    private static Map<Long, Long> addTasks(AssertableApplicationContext context) {
+    /** Tasks due one every 20 ms from {@code start} on (both applications are running by then), by id. */
+    private static Map<Long, Long> addTasks(AssertableApplicationContext context, long start) {
         DelayTaskService service = context.getBean(DelayTaskService.class);
-        long start = System.currentTimeMillis() + 1500;
         List<DelayTask> tasks = new ArrayList<>();
         for (int i = 0; i < TASKS; i++) {
             tasks.add(DelayTask.builder(TYPE).executeAt(java.time.Instant.ofEpochMilli(start + i * 20L)).build());
