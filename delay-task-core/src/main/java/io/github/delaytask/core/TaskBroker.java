@@ -308,7 +308,8 @@ public class TaskBroker {
     }
 
     /**
-     * Record that claimed tasks ran: one database transaction and one Redis call per queue for all of them.
+     * Record that claimed tasks ran: one database transaction for all of them, and their removals from each queue's
+     * in-flight set sent to Redis together.
      * @return how many were recorded; the others had lost their lease to another consumer
      */
     public int completeAll(List<StoredTask> claimed) {
@@ -323,7 +324,7 @@ public class TaskBroker {
         }
         byQueue.forEach((queue, ids) -> this.events.completed(queue, TaskEvents.Outcome.EXECUTED, ids.size()));
         try {
-            byQueue.forEach(this.queues::acknowledgeAll);
+            this.queues.acknowledgeAll(byQueue);
         }
         catch (RuntimeException ex) {
             // the database has recorded them, which is what counts: an id left in flight is dropped when its lease

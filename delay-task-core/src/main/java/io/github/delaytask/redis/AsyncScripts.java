@@ -9,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.QueryTimeoutException;
@@ -16,7 +17,7 @@ import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * Many calls of one script at once on Lettuce's asynchronous API, on the connection Spring hands out (the shared one
+ * Many calls of one script, or many removals, at once on Lettuce's asynchronous API, on the connection Spring hands out (the shared one
  * by default): Lettuce writes each command without waiting for the answers of the earlier ones, so all of them cost
  * one round trip, where Spring's pipelining would open a dedicated connection for every call. On a Cluster each
  * call goes to the node of its first key's slot. Loaded only where Lettuce is.
@@ -52,7 +53,33 @@ final class AsyncScripts {
         return answers;
     }
 
-    private static Object await(RedisFuture<List<Object>> future, long deadline, long timeoutMillis) {
+    /**
+     * Remove members from many sorted sets at once, one {@code ZREM} each, all on the wire together.
+     * @return whether the connection is Lettuce's, so that they were sent
+     * @throws RedisSystemException for the first that failed
+     */
+    static boolean removeAll(RedisConnection connection, List<byte[]> keys, List<byte[][]> members,
+            long timeoutMillis) {
+        if (!(connection.getNativeConnection() instanceof RedisSortedSetAsyncCommands<?, ?> commands)) {
+            return false;
+        }
+        @SuppressWarnings("unchecked")
+        RedisSortedSetAsyncCommands<byte[], byte[]> sortedSets = (RedisSortedSetAsyncCommands<byte[], byte[]>) commands;
+        List<RedisFuture<Long>> futures = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            futures.add(sortedSets.zrem(keys.get(i), members.get(i)));
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        for (RedisFuture<Long> future : futures) {
+            Object answer = await(future, deadline, timeoutMillis);
+            if (answer instanceof Exception ex) {
+                throw new RedisSystemException("Could not remove ids from a sorted set: " + ex.getMessage(), ex);
+            }
+        }
+        return true;
+    }
+
+    private static Object await(RedisFuture<?> future, long deadline, long timeoutMillis) {
         try {
             return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }

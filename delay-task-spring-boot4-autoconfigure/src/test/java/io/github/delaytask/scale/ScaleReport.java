@@ -104,14 +104,15 @@ final class ScaleReport {
     /**
      * Commands the idle instances (the workers, with a listener for every queue, and the producer) sent to the
      * masters in a window after the run: their looks at idle queues and their jobs, those of scripts included; the
-     * report's own {@code INFO} calls are left out.
+     * report's own {@code INFO} calls and the replicas' {@code REPLCONF} are left out.
      */
     void idle(Counters before, Counters after, Duration window, int listeners) {
         Map<String, Long> calls = new TreeMap<>();
         for (int port : this.cluster.masterPorts()) {
             after.callsSince(before, port).forEach((command, count) -> calls.merge(command, count, Long::sum));
         }
-        calls.keySet().removeAll(List.of("info", "cluster"));
+        // replconf is the replicas' traffic, not the instances'
+        calls.keySet().removeAll(List.of("info", "cluster", "replconf"));
         long total = calls.values().stream().mapToLong(Long::longValue).sum();
         double seconds = window.toMillis() / 1000.0;
         add("idle: with nothing left to run, the %d workers (%d listeners each) and the producer sent %.1f Redis "
