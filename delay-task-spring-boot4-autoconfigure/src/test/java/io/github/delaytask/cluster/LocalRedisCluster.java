@@ -1,7 +1,5 @@
 package io.github.delaytask.cluster;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,10 +7,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import io.github.delaytask.testsupport.Commands;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
@@ -169,21 +167,7 @@ final class LocalRedisCluster extends LocalRedis {
         List<String> command = new ArrayList<>();
         command.add("redis-cli");
         command.addAll(arguments);
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                process.destroyForcibly();
-                throw new IllegalStateException("redis-cli " + String.join(" ", arguments) + " failed:\n" + output);
-            }
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException("Could not run redis-cli", ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        Commands.run(command, Duration.ofSeconds(30));
     }
 
 }

@@ -3,7 +3,6 @@ package io.github.delaytask.scale;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +19,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import io.github.delaytask.testsupport.Commands;
 import io.github.delaytask.testsupport.FreePort;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -239,21 +239,7 @@ final class ScaleRedisCluster implements AutoCloseable {
     }
 
     private static void run(List<String> command) {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                process.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", command) + " failed:\n" + output);
-            }
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        Commands.run(command, Duration.ofSeconds(30));
     }
 
 }
