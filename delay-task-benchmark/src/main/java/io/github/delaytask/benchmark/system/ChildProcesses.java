@@ -3,6 +3,7 @@ package io.github.delaytask.benchmark.system;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,6 +16,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ChildProcesses {
 
+    /** The system property of JVM options added to the command line of every instance JVM. */
+    static final String INSTANCE_JVM_OPTIONS = "delaytask.benchmark.instance-jvm-options";
+
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
 
     private ChildProcesses() {
@@ -23,9 +27,16 @@ public final class ChildProcesses {
     /** The command of a JVM with this JVM's class path, running a main class of the benchmark. */
     static List<String> java(String runName, String maxHeap, Class<?> mainClass) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap));
+        // a profiler for the instance JVMs, e.g. -Ddelaytask.benchmark.instance-jvm-options=-XX:StartFlightRecording=...
+        String options = System.getProperty(INSTANCE_JVM_OPTIONS, "").strip();
+        if (!options.isEmpty()) {
+            command.addAll(List.of(options.split("\\s+")));
+        }
         // the run's name is on the command line, so that ps shows whose process it is
-        return List.of(java, "-Xmx" + maxHeap, "-Ddelaytask.benchmark.run=" + runName, "-cp",
-                System.getProperty("java.class.path"), mainClass.getName());
+        command.addAll(List.of("-Ddelaytask.benchmark.run=" + runName, "-cp", System.getProperty("java.class.path"),
+                mainClass.getName()));
+        return command;
     }
 
     public static Process start(ProcessBuilder builder) throws IOException {
