@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Every process the benchmark starts (instance JVMs, a Redis server of its own) is started here, so that whatever
@@ -19,7 +20,12 @@ public final class ChildProcesses {
     /** The system property of JVM options added to the command line of every instance JVM. */
     static final String INSTANCE_JVM_OPTIONS = "delaytask.benchmark.instance-jvm-options";
 
+    /** Replaced in the instance JVM options by a number of each JVM's own, e.g. for a profile's file name. */
+    static final String JVM_NUMBER = "{jvm}";
+
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+
+    private static final AtomicInteger STARTED = new AtomicInteger();
 
     private ChildProcesses() {
     }
@@ -28,7 +34,8 @@ public final class ChildProcesses {
     static List<String> java(String runName, String maxHeap, Class<?> mainClass) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap));
-        // a profiler for the instance JVMs, e.g. -Ddelaytask.benchmark.instance-jvm-options=-XX:StartFlightRecording=...
+        // a profiler for the instance JVMs, e.g.
+        // -Ddelaytask.benchmark.instance-jvm-options=-XX:StartFlightRecording=filename=jvm{jvm}.jfr,dumponexit=true
         String options = System.getProperty(INSTANCE_JVM_OPTIONS, "").strip();
         if (!options.isEmpty()) {
             command.addAll(List.of(options.split("\\s+")));
@@ -40,6 +47,10 @@ public final class ChildProcesses {
     }
 
     public static Process start(ProcessBuilder builder) throws IOException {
+        String number = Integer.toString(STARTED.incrementAndGet());
+        List<String> command = new ArrayList<>(builder.command()); // the builder's own list may be shared, or fixed
+        command.replaceAll((argument) -> argument.replace(JVM_NUMBER, number));
+        builder.command(command);
         Process process = builder.start();
         RUNNING.add(process);
         process.onExit().thenRun(() -> RUNNING.remove(process));
