@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
@@ -125,8 +126,12 @@ public abstract class AbstractHistoryRetentionTests {
             }
             assertThat(finishedAt(context, live)).as("a live task has none").isNull();
 
+            // the requeued task is due at once and the wake-up has it claimed within milliseconds: its run waits
+            // until the row has been read live, or it could be dead again before the read
+            CountDownLatch read = context.getBean(Listeners.class).holdFailures();
             assertThat(service.requeueTask(dead)).isTrue();
             assertThat(finishedAt(context, dead)).as("requeued, it is live again").isNull();
+            read.countDown();
             await().atMost(Duration.ofSeconds(10)).until(() -> status(context, dead) == TaskStatus.DEAD);
             assertThat(finishedAt(context, dead)).as("dead again").isBetween(after, now(context));
         });
@@ -396,8 +401,17 @@ public abstract class AbstractHistoryRetentionTests {
         void runs(DelayTask task) {
         }
 
+        private volatile CountDownLatch failuresHeld = new CountDownLatch(0);
+
+        /** The next failures wait until the latch returned is counted down (at most 10 s). */
+        CountDownLatch holdFailures() {
+            this.failuresHeld = new CountDownLatch(1);
+            return this.failuresHeld;
+        }
+
         @DelayTaskListener(taskType = FAILS, maxAttempts = 1)
-        void fails(DelayTask task) {
+        void fails(DelayTask task) throws InterruptedException {
+            this.failuresHeld.await(10, TimeUnit.SECONDS);
             throw new IllegalStateException("fails for good");
         }
 
