@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 
 import io.github.delaytask.core.TaskBroker;
@@ -15,7 +16,8 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Records executed tasks in batches: whatever finished while the previous batch was being written goes into the
  * next one, so under load one transaction and one Redis call acknowledge many tasks, and when idle a task is
- * acknowledged at once.
+ * acknowledged at once. Under a steady stream of few tasks at a time, batches begin at most every
+ * {@link #BUSY_BATCH_GAP_NANOS}.
  * <p>
  * A batch the database could not take (a connection lost for a moment) is tried again, with a growing pause, for
  * as long as the leases of its tasks last; only a task whose lease ran out first is left to be delivered again. The
@@ -27,9 +29,24 @@ final class Acknowledger implements Runnable {
 
     private static final int MAX_BATCH = 500;
 
+    /**
+     * A batch begun less than this after the previous one began, while few tasks are pending, waits until then for
+     * more: under a steady stream a transaction per task or two would cost the database more than the stream.
+     */
+    static final long BUSY_BATCH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(8);
+
+    /** Fewer pending tasks than this are worth waiting for more, while busy. */
+    private static final int SMALL_BATCH = 20;
+
+    /** When the last batch began, nanos of {@link System#nanoTime()}. */
+    private long lastBatchStart = System.nanoTime() - BUSY_BATCH_GAP_NANOS;
+
     private final TaskBroker broker;
 
     private final IntConsumer recorded;
+
+    /** Whether handlers wait for outcomes to be recorded before they may start: then no batch waits for more. */
+    private final BooleanSupplier handlersWaiting;
 
     private final BlockingQueue<Executed> pending = new LinkedBlockingQueue<>();
 
@@ -44,10 +61,13 @@ final class Acknowledger implements Runnable {
 
     /**
      * @param recorded told how many tasks' outcomes are recorded, or never will be
+     * @param handlersWaiting whether handlers wait for outcomes to be recorded before they may start (a small pool:
+     * the tasks not recorded yet are as many as it may hold)
      */
-    Acknowledger(TaskBroker broker, IntConsumer recorded) {
+    Acknowledger(TaskBroker broker, IntConsumer recorded, BooleanSupplier handlersWaiting) {
         this.broker = broker;
         this.recorded = recorded;
+        this.handlersWaiting = handlersWaiting;
     }
 
     void start() {
@@ -109,9 +129,26 @@ final class Acknowledger implements Runnable {
                 return batch;
             }
             batch.add(first);
+            this.pending.drainTo(batch, MAX_BATCH - batch.size());
+            long until = this.lastBatchStart + BUSY_BATCH_GAP_NANOS;
+            if (batch.size() < SMALL_BATCH && this.running && until - System.nanoTime() > 0
+                    && !this.handlersWaiting.getAsBoolean()) {
+                linger(until);
+            }
         }
         this.pending.drainTo(batch, MAX_BATCH - batch.size());
+        this.lastBatchStart = System.nanoTime();
         return batch;
+    }
+
+    /** Wait for more tasks until then; an interrupt (a stop) ends the wait, and the batch in hand is still written. */
+    private static void linger(long until) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(until - System.nanoTime());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void acknowledge(List<Executed> batch) throws InterruptedException {

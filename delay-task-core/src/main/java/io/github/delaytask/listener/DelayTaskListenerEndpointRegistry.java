@@ -85,7 +85,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         WorkerPool pool = new WorkerPool(this.settings);
         this.workers = pool;
         this.events.handlerPoolStarted(pool.executor());
-        this.acknowledger = new Acknowledger(this.broker, pool::recorded);
+        this.acknowledger = new Acknowledger(this.broker, pool::recorded, pool::handlersWaitToStart);
         this.acknowledger.start();
         Dispatcher started = new Dispatcher(this.broker::claimAll, pool,
                 (queue, task, reservation, startBy, recordBy) -> start(pool, queue, task, reservation, startBy,

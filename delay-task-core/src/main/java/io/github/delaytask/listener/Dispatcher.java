@@ -27,6 +27,26 @@ final class Dispatcher implements Runnable {
     /** Least time before a queue whose claim failed (Redis or the database unreachable) is claimed from again. */
     static final long ERROR_PAUSE_MILLIS = 1000;
 
+    /**
+     * The least share of the free capacity a task type with a backlog is given when the capacity is short (at most
+     * the batch size): few tasks to each of many queues would cost a Redis script per queue for a task or two.
+     */
+    static final int MIN_SHARE = 16;
+
+    /**
+     * A round that took fewer tasks than this, with more due at its end, while other instances take tasks this one
+     * expected, is followed by the next no sooner than {@link #CONTENDED_ROUND_NANOS} after its start: instances that
+     * race for the same stream of tasks would otherwise each claim a task or two per round, back to back, a database
+     * statement each.
+     */
+    static final int SMALL_ROUND = 10;
+
+    /** The least time from one contended small round to the next, per instance. */
+    static final long CONTENDED_ROUND_NANOS = TimeUnit.MILLISECONDS.toNanos(8);
+
+    /** How long a claim that lost the tasks it expected to another instance counts as contention. */
+    static final long CONTENTION_MEMORY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final Map<QueueId, ListenedQueue> queues = new LinkedHashMap<>();
 
     private final Claimer claimer;
@@ -50,7 +70,14 @@ final class Dispatcher implements Runnable {
     /** The earliest time a queue became due, or had room again, since the current round began. */
     private final AtomicLong wakeAt = new AtomicLong(Long.MAX_VALUE);
 
-    private long turn;
+    /** The task type whose turn it was: a short capacity goes first to the next one (see {@link Shares}). */
+    private long turn = Shares.FIRST_TURN;
+
+    /** Tasks taken in Redis by the current round. */
+    private int takenInRound;
+
+    /** When a claim last found nothing where it expected a task, or {@link Long#MIN_VALUE}. */
+    private long contendedAt = Long.MIN_VALUE;
 
     /** Until {@link #stop()}: a dispatcher is made for one start of the listeners. */
     private volatile boolean running = true;
@@ -152,15 +179,30 @@ final class Dispatcher implements Runnable {
      * @return when the next round is due, in nanos of the waiter's clock
      */
     long round() throws InterruptedException {
+        long started = this.waiter.now();
+        this.takenInRound = 0;
+        long next = claimRound();
+        long now = this.waiter.now();
+        if (next <= now && this.takenInRound < SMALL_ROUND && this.contendedAt != Long.MIN_VALUE
+                && now - this.contendedAt < CONTENTION_MEMORY_NANOS) {
+            // a wake-up or room freed meanwhile still ends the sleep at once
+            return Math.max(next, started + CONTENDED_ROUND_NANOS);
+        }
+        return next;
+    }
+
+    private long claimRound() throws InterruptedException {
         this.wakeAt.set(Long.MAX_VALUE);
         long now = this.waiter.now();
         Map<QueueId, Integer> room = new LinkedHashMap<>();
+        Map<QueueId, Integer> demand = new LinkedHashMap<>();
         int wanted = 0;
         for (ListenedQueue queue : this.queues.values()) {
             if (queue.dueAt() <= now && queue.hasRoom()) {
                 int max = (queue.slots() == null) ? this.batchSize
                         : Math.min(this.batchSize, queue.slots().availablePermits());
                 room.put(queue.queue(), max);
+                demand.put(queue.queue(), queue.expected(max));
                 wanted += max;
             }
         }
@@ -172,7 +214,9 @@ final class Dispatcher implements Runnable {
             this.capacity.release(free);
             return this.waiter.now();
         }
-        Map<QueueId, Integer> shares = Shares.split(room, free, this.turn++);
+        Map<QueueId, Integer> shares = Shares.split(room, demand, free, this.turn,
+                Math.min(MIN_SHARE, this.batchSize));
+        this.turn = Shares.nextTurn(room, shares, this.turn);
         Map<QueueId, Reservation> reserved = reserve(shares, free);
         Map<QueueId, Integer> counts = new LinkedHashMap<>();
         reserved.forEach((queue, reservation) -> {
@@ -229,11 +273,16 @@ final class Dispatcher implements Runnable {
                 failed.add(queue.queue());
                 continue;
             }
+            queue.took(count.getValue(), batch.taken());
+            this.takenInRound += batch.taken();
+            if (batch.taken() == 0 && queue.expectedTaskAtClaim() && !batch.paused()) {
+                this.contendedAt = now;
+            }
             reservation.release(reservation.held() - batch.tasks().size());
             for (StoredTask task : batch.tasks()) {
                 this.starter.start(queue, task, reservation.takeOne(), startBy, recordBy);
             }
-            queue.claimed(nextLook(now, count.getValue(), batch));
+            queue.claimed(nextLook(now, count.getValue(), batch), expectsTask(count.getValue(), batch));
         }
         if (!failed.isEmpty()) {
             RuntimeException first = result.failed().values().iterator().next();
@@ -254,6 +303,16 @@ final class Dispatcher implements Runnable {
             return now + Math.min(this.idleLookNanos, TimeUnit.MILLISECONDS.toNanos(batch.nextDueInMillis()));
         }
         return now + this.idleLookNanos;
+    }
+
+    /** Whether a claim's next look is for a task known to be due then. */
+    private boolean expectsTask(int asked, TaskBroker.Batch batch) {
+        if (batch.paused()) {
+            return false;
+        }
+        long nextDue = batch.nextDueInMillis();
+        return batch.taken() >= asked
+                || (nextDue >= 0 && TimeUnit.MILLISECONDS.toNanos(nextDue) < this.idleLookNanos);
     }
 
     /** The earliest look due of the queues that may take more; those at their limit wait for room. */

@@ -115,6 +115,11 @@ final class WorkerPool implements Capacity {
         return wait > 0 && this.unrecorded.tryAcquire(wait, TimeUnit.NANOSECONDS);
     }
 
+    /** Whether handlers wait in {@link #awaitRoomToStart(long)} for outcomes to be recorded. */
+    boolean handlersWaitToStart() {
+        return this.unrecorded.hasQueuedThreads();
+    }
+
     /** The outcome of that many started handlers is recorded, or will not be. */
     void recorded(int count) {
         this.unrecorded.release(count);

@@ -145,13 +145,114 @@ class DispatcherTests {
     }
 
     @Test
+    void aHigherPriorityThatDrainedItsQueueLeavesRoomForTheLowerOneInTheSameRound() throws InterruptedException {
+        listen(ORDERS, ORDERS_URGENT);
+        this.broker.answer(ORDERS_URGENT, (count) -> batch(1, 0)); // one task, the next due now
+        this.dispatcher.round();
+        assertThat(this.broker.calls.get(0)).containsOnlyKeys(ORDERS_URGENT);
+        advance(Duration.ofMillis(1));
+        this.dispatcher.round();
+        assertThat(this.broker.calls.get(1)).containsKeys(ORDERS_URGENT, ORDERS);
+    }
+
+    @Test
     void sharesCapacityBetweenTypesAndGivesBackWhatAClaimDidNotUse() throws InterruptedException {
-        this.capacity.free = 10;
+        this.capacity.free = 40;
         listen(ORDERS, MAILS);
         this.broker.answer(ORDERS, (count) -> batch(2, -1));
         this.dispatcher.round();
-        assertThat(this.broker.calls.get(0)).containsOnly(Map.entry(ORDERS, 5), Map.entry(MAILS, 5));
-        assertThat(this.capacity.free).isEqualTo(10 - 2);
+        assertThat(this.broker.calls.get(0)).containsOnly(Map.entry(ORDERS, 20), Map.entry(MAILS, 20));
+        assertThat(this.capacity.free).isEqualTo(40 - 2);
+    }
+
+    @Test
+    void givesAShortCapacityToFewTypesWithABacklogAtATimeAndTheTypesTakeTurns() throws InterruptedException {
+        QueueId[] types = { new QueueId(10, 0), new QueueId(11, 0), new QueueId(12, 0), new QueueId(13, 0) };
+        listen(types);
+        for (QueueId type : types) {
+            this.broker.answer(type, (count) -> batch(count, 0)); // all it was asked for: a backlog
+        }
+        this.capacity.free = 2 * Dispatcher.MIN_SHARE;
+        for (int round = 0; round < 3; round++) {
+            this.dispatcher.round();
+            this.started.forEach((run) -> run.reservation().release());
+            this.started.clear();
+        }
+        int share = Dispatcher.MIN_SHARE;
+        assertThat(this.broker.calls.get(0)).containsOnly(Map.entry(types[0], share), Map.entry(types[1], share));
+        assertThat(this.broker.calls.get(1)).containsOnly(Map.entry(types[2], share), Map.entry(types[3], share));
+        assertThat(this.broker.calls.get(2)).containsOnly(Map.entry(types[0], share), Map.entry(types[1], share));
+    }
+
+    @Test
+    void theRemainderOfAnEqualSplitGoesRoundWhenEveryTypeIsServed() throws InterruptedException {
+        QueueId[] types = { new QueueId(10, 0), new QueueId(11, 0), new QueueId(12, 0) };
+        listen(types);
+        for (QueueId type : types) {
+            this.broker.answer(type, (count) -> batch(count, 0)); // all it was asked for: a backlog
+        }
+        this.capacity.free = 40; // 14, 13 and 13
+        for (int round = 0; round < 2; round++) {
+            this.dispatcher.round();
+            this.started.forEach((run) -> run.reservation().release());
+            this.started.clear();
+        }
+        assertThat(this.broker.calls.get(0)).containsEntry(types[0], 14).containsEntry(types[1], 13);
+        assertThat(this.broker.calls.get(1)).containsEntry(types[0], 13).containsEntry(types[1], 14);
+    }
+
+    @Test
+    void claimsFromEveryDueQueueAtOnceWhenEachDrainedItsQueueAtItsLastClaim() throws InterruptedException {
+        List<QueueId> types = new ArrayList<>();
+        for (int type = 10; type < 18; type++) {
+            types.add(new QueueId(type, 0));
+            listen(types.get(types.size() - 1));
+            this.broker.answer(types.get(types.size() - 1), (count) -> batch(1, 0)); // fewer than asked, more due
+        }
+        this.dispatcher.round();
+        assertThat(this.broker.calls.get(0)).as("backlogs as far as is known: a minimum share each")
+            .hasSize(100 / Dispatcher.MIN_SHARE + 1);
+        this.started.forEach((run) -> run.reservation().release());
+        advance(Duration.ofMillis(1));
+        this.dispatcher.round();
+        assertThat(this.broker.calls.get(1)).containsOnlyKeys(types);
+    }
+
+    @Test
+    void aSmallRoundWithMoreDueIsFollowedAtOnceByTheNextWhileNoOtherInstanceTakesTheTasks()
+            throws InterruptedException {
+        listen(ORDERS);
+        this.broker.answer(ORDERS, (count) -> batch(1, 0)); // one task, the next due now
+        this.dispatcher.round();
+        advance(Duration.ofMillis(1));
+        assertThat(this.dispatcher.round()).isEqualTo(this.nanos.get());
+    }
+
+    @Test
+    void aSmallRoundWhileAnotherInstanceTakesTheTasksExpectedIsFollowedByTheNextOnlyAfterTheContendedGap()
+            throws InterruptedException {
+        listen(ORDERS, MAILS);
+        this.broker.answer(ORDERS, (count) -> batch(1, 0));
+        this.broker.answer(MAILS, (count) -> batch(1, 0));
+        this.dispatcher.round();
+        advance(Duration.ofMillis(1));
+        // the task due now went to another instance; more are due now
+        this.broker.answer(ORDERS, (count) -> batch(0, 0));
+        long started = this.nanos.get();
+        assertThat(this.dispatcher.round()).isEqualTo(started + Dispatcher.CONTENDED_ROUND_NANOS);
+        // a round that takes many goes on at once
+        advance(Duration.ofMillis(8));
+        this.broker.answer(MAILS, (count) -> batch(Dispatcher.SMALL_ROUND, 0));
+        assertThat(this.dispatcher.round()).isEqualTo(this.nanos.get());
+    }
+
+    @Test
+    void aLookAtAnIdleQueueThatFindsNothingIsNoContention() throws InterruptedException {
+        listen(ORDERS, MAILS);
+        this.dispatcher.round(); // both hold nothing: looked at again after the idle look
+        advance(IDLE_LOOK);
+        this.broker.answer(MAILS, (count) -> batch(1, 0));
+        assertThat(this.dispatcher.round()).isEqualTo(this.nanos.get());
     }
 
     @Test

@@ -18,6 +18,8 @@ class SharesTests {
 
     private static final QueueId C0 = new QueueId(3, 0);
 
+    private static final QueueId D0 = new QueueId(4, 0);
+
     @Test
     void givesEveryQueueItsRoomWhenTheCapacityCoversIt() {
         assertThat(Shares.split(room(A0, 10, B0, 20), 100, 0)).containsOnly(Map.entry(A0, 10), Map.entry(B0, 20));
@@ -54,6 +56,49 @@ class SharesTests {
             assertThat(shares.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(Math.min(free, 22));
             shares.forEach((queue, share) -> assertThat(share).isPositive().isLessThanOrEqualTo(room.get(queue)));
         }
+    }
+
+    @Test
+    void givesAShortCapacityToAsFewTypesWithABacklogAsCanEachTakeTheMinimumShareFromTheTurnOn() {
+        Map<QueueId, Integer> room = room(A0, 100, B0, 100, C0, 100);
+        assertThat(Shares.split(room, room, 30, 0, 16)).containsOnly(Map.entry(A0, 15), Map.entry(B0, 15));
+        assertThat(Shares.split(room, room, 30, 2, 16)).containsOnly(Map.entry(C0, 15), Map.entry(A0, 15));
+        assertThat(Shares.split(room, room, 48, 0, 16)).containsOnly(Map.entry(A0, 16), Map.entry(B0, 16),
+                Map.entry(C0, 16));
+    }
+
+    @Test
+    void countsAQueueThatDrainedAtWhatItIsThoughtToHoldSoThatEveryTypeDueIsServed() {
+        Map<QueueId, Integer> room = room(A0, 100, B0, 100, C0, 100);
+        Map<QueueId, Integer> demand = room(A0, 1, B0, 2, C0, 100);
+        assertThat(Shares.split(room, demand, 30, 0, 16)).containsOnly(Map.entry(A0, 10), Map.entry(B0, 10),
+                Map.entry(C0, 10));
+    }
+
+    @Test
+    void givesEachPriorityOfATypeWhatItIsThoughtToHoldBeforeTheHigherPriorityTakesTheRest() {
+        Map<QueueId, Integer> room = room(A0, 100, A5, 100);
+        assertThat(Shares.split(room, room(A0, 1, A5, 1), 30, 0, 16)).containsOnly(Map.entry(A5, 29),
+                Map.entry(A0, 1));
+        assertThat(Shares.split(room, room(A0, 100, A5, 100), 30, 0, 16)).containsOnly(Map.entry(A5, 30));
+    }
+
+    @Test
+    void theNextTurnIsAfterTheLastTypeServedWhenOneWasLeftOutAndAfterTheFirstWhenNoneWas() {
+        Map<QueueId, Integer> room = room(A0, 100, A5, 100, B0, 100, C0, 100);
+        assertThat(Shares.nextTurn(room, room(A0, 1, A5, 2, B0, 3), 0)).isEqualTo(2);
+        assertThat(Shares.nextTurn(room, room(C0, 1, A0, 2, A5, 3, B0, 4), 2)).isEqualTo(3);
+        assertThat(Shares.nextTurn(room, Map.of(), 2)).isEqualTo(2);
+    }
+
+    @Test
+    void aTypeLeftOutGoesFirstNextEvenWhenATypeServedBeforeItDrainedMeanwhile() {
+        Map<QueueId, Integer> room = room(A0, 100, B0, 100, C0, 100, D0, 100);
+        Map<QueueId, Integer> first = Shares.split(room, room, 32, Shares.FIRST_TURN, 16);
+        assertThat(first).containsOnlyKeys(A0, B0);
+        Map<QueueId, Integer> drained = room(A0, 100, C0, 100, D0, 100);
+        assertThat(Shares.split(drained, drained, 32, Shares.nextTurn(room, first, Shares.FIRST_TURN), 16))
+            .containsOnlyKeys(C0, D0);
     }
 
     private static Map<QueueId, Integer> room(Object... queuesAndRoom) {
