@@ -95,21 +95,24 @@ public class TaskQueues {
      * Bring tasks read from the database into a queue, leaving alone those a consumer holds.
      * @param queue the queue
      * @param executeTimes execute time by task id
+     * @return the earliest execute time of the tasks that Redis did not hold at that time (new to it, or at another
+     * time), or -1 if it held them all: only those need telling the consumers of
      */
-    public void reload(QueueId queue, Map<Long, Long> executeTimes) {
+    public long reload(QueueId queue, Map<Long, Long> executeTimes) {
         register(List.of(queue));
-        schedule(queue, executeTimes, true);
+        return schedule(queue, executeTimes, true);
     }
 
-    private void schedule(QueueId queue, Map<Long, Long> executeTimes, boolean skipInFlight) {
+    private long schedule(QueueId queue, Map<Long, Long> executeTimes, boolean skipInFlight) {
         List<String> args = new ArrayList<>(executeTimes.size() * 2 + 1);
         args.add(skipInFlight ? "1" : "0");
         executeTimes.forEach((id, time) -> {
             args.add(Long.toString(time));
             args.add(Long.toString(id));
         });
-        this.redis.execute(this.scheduleScript,
+        Long earliest = this.redis.execute(this.scheduleScript,
                 List.of(this.keys.future(queue), this.keys.inFlight(queue), this.keys.ready(queue)), args.toArray());
+        return (earliest != null) ? earliest : -1;
     }
 
     /**

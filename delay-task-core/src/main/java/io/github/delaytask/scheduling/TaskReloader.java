@@ -39,8 +39,8 @@ final class TaskReloader {
     private volatile @Nullable ReloadRun lastRun;
 
     /**
-     * @param reloaded told of the earliest execute time of each queue's tasks brought in, after each call to Redis:
-     * dispatchers look at an idle queue only now and then, so they must hear of tasks due before that
+     * @param reloaded told of the earliest execute time of each queue's tasks that were new to Redis, after each call
+     * to Redis: dispatchers look at an idle queue only now and then, so they must hear of tasks due before that
      */
     TaskReloader(TaskStore store, TaskQueues queues, Duration preloadWindow, Clock clock,
             Consumer<Map<QueueId, Long>> reloaded) {
@@ -113,12 +113,12 @@ final class TaskReloader {
     }
 
     private void send(QueueId queue, Map<Long, Long> executeTimes) {
-        this.queues.reload(queue, executeTimes);
-        long earliest = Long.MAX_VALUE;
-        for (long executeTime : executeTimes.values()) {
-            earliest = Math.min(earliest, executeTime);
+        // tasks Redis held already were told of when they came in; telling of them at every reload cost every
+        // instance a look at each queue of a large window at once, and the tasks due then a lateness blip
+        long earliest = this.queues.reload(queue, executeTimes);
+        if (earliest >= 0) {
+            this.reloaded.accept(Map.of(queue, earliest));
         }
-        this.reloaded.accept(Map.of(queue, earliest));
     }
 
 }

@@ -378,6 +378,40 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
+    void aReloadTellsTheConsumersOnlyOfTasksThatRedisDidNotHold() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TaskQueues queues = context.getBean(TaskQueues.class);
+            QueueId queue = new QueueId(NO_LISTENER, 0);
+            long soon = System.currentTimeMillis() + 60_000;
+            service.addTask(DelayTask.builder(NO_LISTENER).executeAt(java.time.Instant.ofEpochMilli(soon)).build());
+            long lostId = service
+                .addTask(DelayTask.builder(NO_LISTENER).executeAt(java.time.Instant.ofEpochMilli(soon + 60_000)).build());
+            List<Long> told = new CopyOnWriteArrayList<>();
+            TaskBroker.ScheduleListener listener = (scheduled, executeTime) -> {
+                if (scheduled.equals(queue)) {
+                    told.add(executeTime);
+                }
+            };
+            TaskBroker broker = context.getBean(TaskBroker.class);
+            broker.addScheduleListener(listener);
+            try {
+                DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
+                assertThat(jobs.reloadNow()).as("both read").isEqualTo(2);
+                queues.remove(queue, lostId);
+                assertThat(jobs.reloadNow()).isEqualTo(2);
+                // wake-ups of both reloads, if any, arrive in order: the second's being there, the first's was too
+                await().atMost(Duration.ofSeconds(10)).until(() -> told.contains(soon + 60_000));
+                assertThat(told).as("only the task Redis had lost, from the second reload")
+                    .containsOnly(soon + 60_000);
+            }
+            finally {
+                broker.removeScheduleListener(listener);
+            }
+        });
+    }
+
+    @Test
     void aQueueWithNoTasksLeftLeavesTheRegistryAndComesBackWithItsNextTask() {
         this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.reload-interval=300ms",
                 "delay-task.preload-window=2s", "delay-task.refresh-interval=100ms").run((context) -> {

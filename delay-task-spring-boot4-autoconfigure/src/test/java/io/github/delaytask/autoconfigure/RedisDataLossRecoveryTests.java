@@ -332,14 +332,15 @@ class RedisDataLossRecoveryTests {
         }
 
         @Override
-        public void reload(QueueId queue, Map<Long, Long> executeTimes) {
-            super.reload(queue, executeTimes);
+        public long reload(QueueId queue, Map<Long, Long> executeTimes) {
+            long earliest = super.reload(queue, executeTimes);
             if (this.flushAfterNextReloadWrite.compareAndSet(true, false)) {
                 this.redis.execute((RedisCallback<Void>) (connection) -> {
                     connection.serverCommands().flushAll();
                     return null;
                 });
             }
+            return earliest;
         }
 
         @Override
