@@ -273,6 +273,8 @@ public class TaskBroker {
         }
         Set<Long> known = this.store.findKnown(gone);
         List<Long> finished = new ArrayList<>(known.size());
+        long ownersLook = now + FOREIGN_TASK_PAUSE_MILLIS;
+        boolean foreign = false;
         for (Long taskId : gone) {
             if (known.contains(taskId)) {
                 finished.add(taskId);
@@ -280,8 +282,14 @@ public class TaskBroker {
             else {
                 warnOfSharedKeys(queue, taskId);
                 // not due again at once: this instance would claim it over and over before its owner does
-                deferLocally(queue, taskId, now + FOREIGN_TASK_PAUSE_MILLIS);
+                this.queues.defer(queue, taskId, ownersLook);
+                foreign = true;
             }
+        }
+        if (foreign) {
+            // told to the other instances, not to this one: its own dispatcher would look first and take it again,
+            // each time, while an idle owner heard of it only after its idle poll interval
+            announce(Map.of(queue, ownersLook));
         }
         if (!finished.isEmpty()) {
             this.queues.acknowledgeAll(queue, finished);

@@ -12,6 +12,7 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -70,6 +71,36 @@ class SharedRedisTests {
             }
         }
         assertThat(output.getAll()).contains("another application uses the same Redis keys");
+    }
+
+    @Test
+    void anIdleApplicationRunsItsTaskThatAnotherOnTheSharedPrefixClaimedFirst(CapturedOutput output) {
+        String shared = "delay-task-shared-" + UUID.randomUUID().toString().substring(0, 8);
+        try (TestBackend first = TestBackend.postgreSql(); TestBackend second = TestBackend.mariaDb()) {
+            try {
+                run(second, shared, (owner) -> {
+                    await().atMost(Duration.ofSeconds(10)).until(() -> owner.getBean(WakeUps.class).listening());
+                    // added where the owner does not hear of it, so that it stays idle, next looking after the idle
+                    // poll interval (30 s)
+                    long[] taskId = new long[1];
+                    second.applicationRunner()
+                        .withPropertyValues("delay-task.redis.key-prefix=" + shared,
+                                "delay-task.listener.wake-ups=false")
+                        .run((adder) -> taskId[0] = adder.getBean(DelayTaskService.class)
+                            .addTask(DelayTask.builder(TYPE).executeAt(java.time.Instant.now()).build()));
+                    // the other application starts with a look at its queue: it claims the owner's task first
+                    run(first, shared, (other) -> {
+                        await().atMost(Duration.ofSeconds(10))
+                            .until(() -> output.getAll().contains("another application uses the same Redis keys"));
+                        await().atMost(Duration.ofSeconds(10)).until(() -> ran(owner).containsKey(taskId[0]));
+                        assertThat(ran(other)).isEmpty();
+                    });
+                });
+            }
+            finally {
+                first.deleteRedisKeys(shared);
+            }
+        }
     }
 
     private void everyTaskRunsOnTimeWithDefaultKeys(Supplier<TestBackend> backends) {
