@@ -171,6 +171,16 @@ public class DelayTaskJobs implements SmartLifecycle {
         }
     }
 
+    /**
+     * Just before the listeners ({@link SmartLifecycle#DEFAULT_PHASE}), and so stopped just after them: their first
+     * claims tell of a Redis that started empty or lost its data, and the recovery must be listening by then, or a
+     * queue looked at only now and then would stay unmarked until its next look.
+     */
+    @Override
+    public int getPhase() {
+        return DEFAULT_PHASE - 1;
+    }
+
     @Override
     public boolean isRunning() {
         return this.running;
