@@ -95,7 +95,10 @@ final class DelayTaskInstance implements Instance {
     @Override
     public void clear() {
         this.storage.execute("TRUNCATE TABLE taskinfo", "TRUNCATE TABLE taskinfo_logs");
-        this.redis.delete(this.keys);
+        // the queues' loaded markers stay, as they do in a Redis that keeps its data: with both emptied, Redis still
+        // holds every task the database does, and without its marker a queue's first claim of the next phase has the
+        // recovery reload the whole table, beside the phase's own work
+        this.redis.delete(this.keys, (key) -> key.endsWith(":loaded"));
     }
 
     @Override

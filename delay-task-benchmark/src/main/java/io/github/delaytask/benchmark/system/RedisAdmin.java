@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -82,7 +83,13 @@ public final class RedisAdmin implements AutoCloseable {
 
     /** Remove the keys matching a pattern. */
     public synchronized void delete(String pattern) {
+        delete(pattern, (key) -> false);
+    }
+
+    /** Remove the keys matching a pattern, but those to keep. */
+    public synchronized void delete(String pattern, Predicate<String> keep) {
         List<String> keys = keys(pattern);
+        keys.removeIf(keep);
         for (int from = 0; from < keys.size(); from += 1000) {
             List<String> some = keys.subList(from, Math.min(keys.size(), from + 1000));
             this.connection.sync().unlink(some.toArray(new String[0]));
