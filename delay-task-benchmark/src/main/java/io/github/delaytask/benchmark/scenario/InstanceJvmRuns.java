@@ -38,6 +38,33 @@ final class InstanceJvmRuns {
         jvms.reset();
     }
 
+    /**
+     * After {@link #warmUp}, a stream of tasks due evenly at the given rate for the given time, run the same way:
+     * a burst due at once leaves the code of a steady stream (small contended rounds, small acknowledgement batches)
+     * to be compiled during the measured phase, and on this 2-core host the four JVMs' compilers made its first
+     * seconds hundreds of ms late.
+     */
+    static void warmUpSteady(Instance adder, InstanceJvms jvms, TaskKind kind, int rate, Duration duration)
+            throws Exception {
+        int tasks = (int) (rate * duration.toSeconds());
+        long first = System.currentTimeMillis() + STEADY_WARM_UP_LEAD_MILLIS;
+        Producers.batches(adder, tasks, Size.PRODUCERS, (i) -> new BenchTask(kind, first + i * 1000L / rate));
+        long last = first + (tasks - 1) * 1000L / rate;
+        Duration timeout = duration.plusMillis(STEADY_WARM_UP_LEAD_MILLIS).plusSeconds(120);
+        if (!jvms.awaitHandled(tasks, timeout)) {
+            throw new IllegalStateException("Warm-up: only " + jvms.handled() + " of " + tasks
+                    + " tasks of the steady stream ran within " + timeout.toSeconds() + " s");
+        }
+        if (WarmUp.awaitFinished(adder, kind, last, Duration.ofSeconds(30)) < 0) {
+            throw new IllegalStateException("Warm-up: tasks ran but were not all marked finished within 30 s");
+        }
+        adder.clear();
+        jvms.reset();
+    }
+
+    /** How far ahead of its first task the steady warm-up adds its tasks: adding 50,000 takes about a second. */
+    private static final long STEADY_WARM_UP_LEAD_MILLIS = 5000;
+
     /** Wall clock, in epoch microseconds, as the instance JVMs time their handler calls. */
     static long nowMicros() {
         Instant now = Instant.now();

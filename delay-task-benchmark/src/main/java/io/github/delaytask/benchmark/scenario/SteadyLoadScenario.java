@@ -21,6 +21,9 @@ public final class SteadyLoadScenario implements Scenario {
 
     private static final int JVMS = 4;
 
+    /** The stream run before the measured one, at its rate, after the warm-up due at once. */
+    private static final Duration STEADY_WARM_UP = Duration.ofSeconds(10);
+
     /** PostgreSQL publishes a backend's counters within 10 s of its going idle. */
     private static final Duration STATISTICS_DELAY = Duration.ofSeconds(11);
 
@@ -48,7 +51,7 @@ public final class SteadyLoadScenario implements Scenario {
                 + "over the 64 queues of many-queues, run by %d instance JVMs, added ahead in batches by %d threads "
                 + "of an instance in the benchmark's JVM with no listeners, on a database of the run's own (on "
                 + "PostgreSQL too: a database, not a schema) and a key prefix all share; each JVM first runs %,d "
-                + "tasks. Lateness as in the lateness scenario, over all JVMs. Claim statements per task run, "
+                + "tasks due at once, then the JVMs run the stream itself for %d s. Lateness as in the lateness scenario, over all JVMs. Claim statements per task run, "
                 + "counted as in many-queues; should the instances fall behind, tasks not run %d s after the last "
                 + "was due are left out (and counted in the lateness cell). Transactions per task run, two ways: "
                 + "as the instance JVMs' data sources count them (each commit, and each statement run in "
@@ -59,7 +62,7 @@ public final class SteadyLoadScenario implements Scenario {
                 + "call, idle time included. MariaDB has no counter of its own per database (`Com_commit` is the "
                 + "whole server's, and leaves out autocommit statements), so only the first count is shown there.",
                 tasks(), this.size.instances().steadyRate(), JVMS, Size.PRODUCERS, this.size.warmUpTasks(),
-                TIMEOUT_AFTER_LAST.toSeconds(), STATISTICS_DELAY.toSeconds() + 2, STATISTICS_DELAY.toSeconds());
+                STEADY_WARM_UP.toSeconds(), TIMEOUT_AFTER_LAST.toSeconds(), STATISTICS_DELAY.toSeconds() + 2, STATISTICS_DELAY.toSeconds());
     }
 
     private String row(String what) {
@@ -95,6 +98,7 @@ public final class SteadyLoadScenario implements Scenario {
                 InstanceJvms runners = InstanceJvms.start(JVMS, InstanceJvms.Listeners.QUEUES,
                         workspace.properties(), delayTask.runName())) {
             InstanceJvmRuns.warmUp(adder, runners, TaskKind.QUEUES, this.size);
+            InstanceJvmRuns.warmUpSteady(adder, runners, TaskKind.QUEUES, rate, STEADY_WARM_UP);
             double fillRate = Burst.fillRate(adder, Math.max(1000, tasks / 10));
             long lead = (long) (tasks / fillRate * 1500) + STATISTICS_DELAY.toMillis() + 2000;
             long first = System.currentTimeMillis() + lead;
