@@ -14,6 +14,9 @@ import io.github.delaytask.benchmark.system.TaskKind;
  */
 final class InstanceJvmRuns {
 
+    /** How far ahead of its first task the steady warm-up adds its tasks: adding 50,000 takes about a second. */
+    private static final long STEADY_WARM_UP_LEAD_MILLIS = 5000;
+
     private InstanceJvmRuns() {
     }
 
@@ -27,15 +30,7 @@ final class InstanceJvmRuns {
         int singles = tasks / 2;
         Producers.singles(adder, singles, Size.PRODUCERS, (i) -> new BenchTask(kind, due));
         Producers.batches(adder, tasks - singles, Size.PRODUCERS, (i) -> new BenchTask(kind, due));
-        if (!jvms.awaitHandled(tasks, Duration.ofSeconds(120))) {
-            throw new IllegalStateException("Warm-up: only " + jvms.handled() + " of " + tasks
-                    + " tasks ran within 120 s");
-        }
-        if (WarmUp.awaitFinished(adder, kind, due, Duration.ofSeconds(30)) < 0) {
-            throw new IllegalStateException("Warm-up: tasks ran but were not all marked finished within 30 s");
-        }
-        adder.clear();
-        jvms.reset();
+        awaitAndClear(adder, jvms, kind, tasks, due, Duration.ofSeconds(120));
     }
 
     /**
@@ -49,21 +44,26 @@ final class InstanceJvmRuns {
         int tasks = (int) (rate * duration.toSeconds());
         long first = System.currentTimeMillis() + STEADY_WARM_UP_LEAD_MILLIS;
         Producers.batches(adder, tasks, Size.PRODUCERS, (i) -> new BenchTask(kind, first + i * 1000L / rate));
-        long last = first + (tasks - 1) * 1000L / rate;
-        Duration timeout = duration.plusMillis(STEADY_WARM_UP_LEAD_MILLIS).plusSeconds(120);
+        awaitAndClear(adder, jvms, kind, tasks, first + (tasks - 1) * 1000L / rate,
+                duration.plusMillis(STEADY_WARM_UP_LEAD_MILLIS).plusSeconds(120));
+    }
+
+    /**
+     * Wait until the JVMs ran the warm-up's tasks and their completion is stored, then empty the storage and reset
+     * the JVMs' figures.
+     */
+    private static void awaitAndClear(Instance adder, InstanceJvms jvms, TaskKind kind, int tasks, long lastDue,
+            Duration timeout) throws Exception {
         if (!jvms.awaitHandled(tasks, timeout)) {
-            throw new IllegalStateException("Warm-up: only " + jvms.handled() + " of " + tasks
-                    + " tasks of the steady stream ran within " + timeout.toSeconds() + " s");
+            throw new IllegalStateException("Warm-up: only " + jvms.handled() + " of " + tasks + " tasks ran within "
+                    + timeout.toSeconds() + " s");
         }
-        if (WarmUp.awaitFinished(adder, kind, last, Duration.ofSeconds(30)) < 0) {
+        if (WarmUp.awaitFinished(adder, kind, lastDue, Duration.ofSeconds(30)) < 0) {
             throw new IllegalStateException("Warm-up: tasks ran but were not all marked finished within 30 s");
         }
         adder.clear();
         jvms.reset();
     }
-
-    /** How far ahead of its first task the steady warm-up adds its tasks: adding 50,000 takes about a second. */
-    private static final long STEADY_WARM_UP_LEAD_MILLIS = 5000;
 
     /** Wall clock, in epoch microseconds, as the instance JVMs time their handler calls. */
     static long nowMicros() {
