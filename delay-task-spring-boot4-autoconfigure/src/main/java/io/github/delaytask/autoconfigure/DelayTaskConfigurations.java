@@ -155,6 +155,7 @@ final class DelayTaskConfigurations {
                 ObjectProvider<PlatformTransactionManager> transactionManager, TaskObservations observations) {
             MybatisSetup.installOptimisticLock(sqlSessionTemplate.getConfiguration(),
                     lockers.getIfAvailable(OptimisticLockerInnerInterceptor::new));
+            MybatisSetup.installFreshPlans(sqlSessionTemplate.getConfiguration());
             DataSource dataSource = sqlSessionTemplate.getConfiguration().getEnvironment().getDataSource();
             TransactionTemplate transactions = new TransactionTemplate(
                     transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -45,6 +46,43 @@ class PostgreSqlQueryPlanTests {
     @AfterEach
     void closeBackend() {
         this.backend.close();
+    }
+
+    /**
+     * The scans counted below depend on when the server happens to drop the plans it cached (an autovacuum, an
+     * invalidation of its caches): what makes them not matter is that it never runs a statement of the starter's
+     * from a cached plan, whatever reads the tables, asked for here from the session's own list of statements.
+     */
+    @Test
+    void noStatementThatReadsTheTablesRunsFromAPlanTheServerCachedWhileTheTableWasSmall() {
+        this.backend.applicationRunner()
+            .withPropertyValues("delay-task.listener.enabled=false", "spring.datasource.hikari.maximum-pool-size=1",
+                    "delay-task.reload-interval=1h", "delay-task.preload-window=2h")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                TaskStore store = context.getBean(TaskStore.class);
+                JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+                long now = store.currentTimeMillis();
+                // each kind of statement more often than the driver and the server need to settle on a cached plan
+                for (int i = 0; i < 20; i++) {
+                    long id = service.addTask(DelayTask.builder(TASK_TYPE).build());
+                    List<StoredTask> won = store.claimDue(List.of(id), now + 1000, now + 60_000);
+                    assertThat(store.finishAllExecuted(won)).hasSize(1);
+                    assertThat(service.findTask(id)).isPresent();
+                    long keyed = service.addTask(DelayTask.builder(TASK_TYPE).bizKey("small-" + i).build());
+                    assertThat(service.findTask("small-" + i)).isPresent();
+                    assertThat(service.rescheduleTask(keyed, Instant.ofEpochMilli(now + 120_000))).isTrue();
+                    assertThat(service.cancelTask("small-" + i)).isTrue();
+                    assertThat(service.findDeadTasks(0, 10)).isEmpty();
+                }
+                assertThat(store.findDue(now + 60_000, 0, 0, 1000)).isEmpty();
+                // the same connection (a pool of one): the list is the session's. The insert reads no table, and
+                // the driver's own COMMIT none either
+                List<String> cached = jdbc.queryForList("SELECT statement FROM pg_prepared_statements "
+                        + "WHERE generic_plans > 0 AND statement LIKE '%taskinfo%' "
+                        + "AND statement NOT LIKE 'WITH task AS (INSERT INTO taskinfo %'", String.class);
+                assertThat(cached).as("statements run from a plan the server cached").isEmpty();
+            });
     }
 
     @Test

@@ -42,6 +42,24 @@ public final class MybatisSetup {
     }
 
     /**
+     * Have PostgreSQL plan the statements of the starter's mappers at each execution, never from a plan it cached
+     * while {@code taskinfo} was small (see the README's PostgreSQL notes): adds an interceptor to the configuration
+     * unless it has one. Statements of the application's own mappers are left as they are.
+     * @return whether anything was added
+     */
+    public static boolean installFreshPlans(Configuration configuration) {
+        synchronized (configuration) {
+            for (Interceptor interceptor : configuration.getInterceptors()) {
+                if (interceptor instanceof FreshPlanInterceptor) {
+                    return false;
+                }
+            }
+            configuration.addInterceptor(new FreshPlanInterceptor());
+            return true;
+        }
+    }
+
+    /**
      * Make sure updates of {@code @Version} entities check and bump the version: add the given inner interceptor to
      * the application's {@link MybatisPlusInterceptor} if it has no optimistic lock, or add an interceptor of our own
      * when the application has none.

@@ -73,7 +73,11 @@ public class MybatisTaskStore implements TaskStore {
 
     private final TransactionTemplate nestedTransactions;
 
+    /** For the store's own statements: PostgreSQL plans each of them at each execution ({@link FreshPlans}). */
     private final JdbcTemplate jdbc;
+
+    /** The caller's template, for the database's statements, which choose for each statement how it is planned. */
+    private final JdbcTemplate statementsJdbc;
 
     private final IdentifierGenerator ids;
 
@@ -99,14 +103,15 @@ public class MybatisTaskStore implements TaskStore {
         this.transactions = transactions;
         this.nestedTransactions = new TransactionTemplate(transactions.getTransactionManager());
         this.nestedTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
-        this.jdbc = jdbc;
+        this.jdbc = new FreshPlanJdbcTemplate(jdbc);
+        this.statementsJdbc = jdbc;
         this.ids = ids;
     }
 
     private DatabaseStatements statements() {
         DatabaseStatements chosen = this.statements;
         if (chosen == null) {
-            chosen = DatabaseStatements.detect(this.jdbc, this.transactions.getTransactionManager(), this.traced);
+            chosen = DatabaseStatements.detect(this.statementsJdbc, this.transactions.getTransactionManager(), this.traced);
             this.statements = chosen;
         }
         return chosen;

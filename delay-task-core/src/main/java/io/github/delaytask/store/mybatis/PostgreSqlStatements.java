@@ -11,8 +11,6 @@ import io.github.delaytask.TaskStatus;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 
-import org.postgresql.PGStatement;
-
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -247,9 +245,7 @@ final class PostgreSqlStatements implements DatabaseStatements {
 
     private static PreparedStatement prepare(Connection connection, String sql) throws SQLException {
         PreparedStatement statement = connection.prepareStatement(sql);
-        if (statement.isWrapperFor(PGStatement.class)) {
-            statement.unwrap(PGStatement.class).setPrepareThreshold(0);
-        }
+        FreshPlans.apply(statement);
         return statement;
     }
 
