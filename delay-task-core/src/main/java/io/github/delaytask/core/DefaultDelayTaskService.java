@@ -468,8 +468,12 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
         }
     }
 
-    private static void afterCommit(Runnable action) {
-        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+    /**
+     * Run the given Redis work once the caller's transaction on the store's data source commits, or now: a
+     * transaction of the caller's on another data source does not hold the store's writes back.
+     */
+    private void afterCommit(Runnable action) {
+        if (TransactionSynchronizationManager.isSynchronizationActive() && this.store.inCallerTransaction()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCommit() {

@@ -5,7 +5,7 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
-import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
+import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.PayloadCodec;
@@ -38,17 +38,19 @@ import org.mybatis.spring.SqlSessionTemplate;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -144,35 +146,50 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        OptimisticLockerInnerInterceptor optimisticLockerInnerInterceptor() {
-            return new OptimisticLockerInnerInterceptor();
-        }
-
-        @Bean
-        @ConditionalOnMissingBean
         TaskStore delayTaskStore(SqlSessionTemplate sqlSessionTemplate,
-                ObjectProvider<OptimisticLockerInnerInterceptor> lockers,
-                ObjectProvider<PlatformTransactionManager> transactionManager, TaskObservations observations) {
-            MybatisSetup.installOptimisticLock(sqlSessionTemplate.getConfiguration(),
-                    lockers.getIfAvailable(OptimisticLockerInnerInterceptor::new));
-            MybatisSetup.installFreshPlans(sqlSessionTemplate.getConfiguration());
-            DataSource dataSource = sqlSessionTemplate.getConfiguration().getEnvironment().getDataSource();
+                ObjectProvider<PlatformTransactionManager> transactionManager, TaskObservations observations,
+                DelayTaskProperties properties, BeanFactory beanFactory) {
+            org.apache.ibatis.session.Configuration application = sqlSessionTemplate.getConfiguration();
+            DataSource dataSource = StoreDataSource.choose(beanFactory, properties.getJdbc().getDataSource(),
+                    () -> application.getEnvironment().getDataSource());
+            IdentifierGenerator ids = MybatisSetup.identifierGenerator(application);
+            SqlSessionTemplate sessions = MybatisSetup.sqlSessions(dataSource, ids);
             TransactionTemplate transactions = new TransactionTemplate(
-                    transactionManager.getIfUnique(() -> new DataSourceTransactionManager(dataSource)));
-            return new MybatisTaskStore(MybatisSetup.mapper(sqlSessionTemplate, TaskInfoMapper.class),
-                    MybatisSetup.mapper(sqlSessionTemplate, TaskInfoLogMapper.class), transactions,
-                    new JdbcTemplate(dataSource),
-                    MybatisSetup.identifierGenerator(sqlSessionTemplate.getConfiguration()), observations.enabled());
+                    StoreDataSource.transactionManager(dataSource, transactionManager.getIfUnique()));
+            return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
+                    sessions.getMapper(TaskInfoLogMapper.class), transactions, new JdbcTemplate(dataSource), ids,
+                    observations.enabled());
         }
 
         @Bean
         @ConditionalOnMissingBean
-        @ConditionalOnSingleCandidate(DataSource.class)
+        @Conditional(OneDataSourceCondition.class)
         DelayTaskDataSourceScriptDatabaseInitializer delayTaskDataSourceScriptDatabaseInitializer(
-                DataSource dataSource, DelayTaskProperties properties) {
+                ObjectProvider<DataSource> dataSources, DelayTaskProperties properties, BeanFactory beanFactory) {
             // not the SqlSessionTemplate's DataSource: Boot makes JDBC users wait for initializers, which would be
             // a cycle
+            DataSource dataSource = StoreDataSource.choose(beanFactory, properties.getJdbc().getDataSource(),
+                    dataSources::getIfUnique);
             return new DelayTaskDataSourceScriptDatabaseInitializer(dataSource, properties.getJdbc());
+        }
+
+    }
+
+    /** The application has one {@link DataSource}, or delay-task.jdbc.data-source names one. */
+    static final class OneDataSourceCondition extends AnyNestedCondition {
+
+        OneDataSourceCondition() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnSingleCandidate(DataSource.class)
+        static final class Single {
+
+        }
+
+        @ConditionalOnProperty("delay-task.jdbc.data-source")
+        static final class Named {
+
         }
 
     }

@@ -229,6 +229,13 @@ public class DelayTaskProperties {
          */
         private boolean groupAdds = true;
 
+        /**
+         * Name of the data source holding the taskinfo and taskinfo_logs tables: a DataSource bean, or one data
+         * source of dynamic-datasource's routing data source. By default, the data source of MyBatis, and of a
+         * dynamic-datasource one its primary, whatever data source @DS chose for the calling thread.
+         */
+        private @Nullable String dataSource;
+
         public DatabaseInitializationMode getInitializeSchema() {
             return this.initializeSchema;
         }
@@ -251,6 +258,14 @@ public class DelayTaskProperties {
 
         public void setPlatform(@Nullable String platform) {
             this.platform = platform;
+        }
+
+        public @Nullable String getDataSource() {
+            return this.dataSource;
+        }
+
+        public void setDataSource(@Nullable String dataSource) {
+            this.dataSource = dataSource;
         }
 
         public boolean isGroupAdds() {

@@ -24,6 +24,7 @@ import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,7 +42,8 @@ import static org.awaitility.Awaitility.await;
  * install (tenant line, data permission, dynamic table name, pagination, illegal SQL, block attack), whose handlers
  * know nothing of the starter's tables: the starter's statements are its own, on the caller's thread and on the
  * starter's threads, whichever shape the tenant handler has when no tenant is set (a default tenant, or an
- * exception), while the application's own mapper keeps every plugin. Subclasses pick the backend.
+ * exception), while the application's own mapper keeps every plugin; nor do the application's global MyBatis-Plus
+ * settings change them. Subclasses pick the backend.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractMybatisPlusPluginTests {
@@ -202,6 +204,31 @@ public abstract class AbstractMybatisPlusPluginTests {
             });
     }
 
+    @Test
+    void theApplicationsGlobalSettingsLeaveTheStartersEntitiesAlone() {
+        // settings shops use for their own tables: updates that write null fields too, no camel-case mapping, a
+        // global table prefix and a logical-delete column
+        this.runner.withPropertyValues("host.tenant-handler=default",
+                "mybatis-plus.global-config.db-config.update-strategy=always",
+                "mybatis-plus.configuration.map-underscore-to-camel-case=false",
+                "mybatis-plus.global-config.db-config.table-prefix=app_",
+                "mybatis-plus.global-config.db-config.logic-delete-field=version").run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    DelayTaskService service = context.getBean(DelayTaskService.class);
+                    Listeners listeners = context.getBean(Listeners.class);
+                    long moved = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofHours(1))
+                        .parameters("kept").build());
+                    long cancelled = service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofHours(1))
+                        .bizKey("order-3").build());
+                    assertThat(service.rescheduleTask(moved, Instant.now().plusMillis(300))).isTrue();
+                    assertThat(service.cancelTask("order-3")).isTrue();
+                    await().atMost(Duration.ofSeconds(15)).until(() -> status(service, moved) == TaskStatus.EXECUTED);
+                    assertThat(listeners.parameters).containsEntry(moved, "kept");
+                    assertThat(status(service, cancelled)).isEqualTo(TaskStatus.CANCELLED);
+                    assertThat(service.findTask(moved)).get().extracting(TaskDetails::taskType).isEqualTo(RECORDED);
+                });
+    }
+
     private static TaskStatus status(DelayTaskService service, long id) {
         return service.findTask(id).map(TaskDetails::status).orElse(null);
     }
@@ -210,11 +237,16 @@ public abstract class AbstractMybatisPlusPluginTests {
 
         final Map<Long, AtomicLong> runs = new ConcurrentHashMap<>();
 
+        final Map<Long, String> parameters = new ConcurrentHashMap<>();
+
         final Map<Long, AtomicLong> failures = new ConcurrentHashMap<>();
 
         @DelayTaskListener(taskType = RECORDED)
         void record(DelayTask task) {
             this.runs.computeIfAbsent(task.getTaskId(), (id) -> new AtomicLong()).incrementAndGet();
+            if (task.getParameters() != null) {
+                this.parameters.put(task.getTaskId(), task.getParametersAsString());
+            }
         }
 
         @DelayTaskListener(taskType = FAILING, maxAttempts = 2, initialDelay = "50ms")

@@ -22,7 +22,6 @@ import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.testsupport.BootLine;
 import io.github.delaytask.testsupport.TestBackend;
-import org.apache.ibatis.plugin.Interceptor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -78,7 +77,6 @@ class DelayTaskAutoConfigurationTests {
             .hasSingleBean(DistributedLocks.class)
             .hasSingleBean(DelayTaskJobs.class)
             .hasSingleBean(DelayTaskListenerEndpointRegistry.class)
-            .hasSingleBean(OptimisticLockerInnerInterceptor.class)
             .hasSingleBean(DelayTaskDataSourceScriptDatabaseInitializer.class));
     }
 
@@ -311,21 +309,24 @@ class DelayTaskAutoConfigurationTests {
     }
 
     @Test
-    void withoutAnInterceptorOfTheApplicationsOneIsAddedThatChecksVersions() {
+    void theApplicationsMybatisConfigurationGetsNeitherAnInterceptorNorAMapperOfTheStarters() {
         this.contextRunner.run((context) -> {
             assertThat(context).doesNotHaveBean(MybatisPlusInterceptor.class);
-            assertThat(optimisticLockers(context.getBean(SqlSessionTemplate.class))).isEqualTo(1);
+            org.apache.ibatis.session.Configuration configuration = context.getBean(SqlSessionTemplate.class)
+                .getConfiguration();
+            assertThat(configuration.getInterceptors()).isEmpty();
+            assertThat(configuration.getMapperRegistry().getMappers())
+                .noneMatch((mapper) -> mapper.getName().startsWith("io.github.delaytask."));
         });
     }
 
     @Test
-    void theApplicationsInterceptorKeepsItsPaginationGainsTheOptimisticLockAndItsMapperStillWorks() {
+    void theApplicationsInterceptorKeepsItsOwnInnerInterceptorsOnlyAndItsMapperStillWorks() {
         this.contextRunner.withUserConfiguration(HostApplication.class).run((context) -> {
             MybatisPlusInterceptor interceptor = context.getBean(MybatisPlusInterceptor.class);
-            assertThat(interceptor.getInterceptors()).hasSize(2)
-                .hasAtLeastOneElementOfType(PaginationInnerInterceptor.class)
-                .hasAtLeastOneElementOfType(OptimisticLockerInnerInterceptor.class);
-            assertThat(optimisticLockers(context.getBean(SqlSessionTemplate.class))).isEqualTo(1);
+            assertThat(interceptor.getInterceptors()).singleElement().isInstanceOf(PaginationInnerInterceptor.class);
+            assertThat(context.getBean(SqlSessionTemplate.class).getConfiguration().getInterceptors())
+                .containsExactly(interceptor);
             DelayTaskService service = context.getBean(DelayTaskService.class);
             for (int i = 0; i < 3; i++) {
                 service.addTask(DelayTask.builder(5).delay(Duration.ofHours(1)).build());
@@ -335,17 +336,6 @@ class DelayTaskAutoConfigurationTests {
             assertThat(page.getTotal()).isEqualTo(3);
             assertThat(page.getRecords()).hasSize(2);
         });
-    }
-
-    private static long optimisticLockers(SqlSessionTemplate template) {
-        long count = 0;
-        for (Interceptor interceptor : template.getConfiguration().getInterceptors()) {
-            if (interceptor instanceof MybatisPlusInterceptor plus) {
-                count += plus.getInterceptors().stream().filter(OptimisticLockerInnerInterceptor.class::isInstance)
-                    .count();
-            }
-        }
-        return count;
     }
 
     @Configuration(proxyBeanMethods = false)

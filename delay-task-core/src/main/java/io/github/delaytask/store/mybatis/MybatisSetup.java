@@ -1,19 +1,31 @@
 package io.github.delaytask.store.mybatis;
 
+import javax.sql.DataSource;
+
+import com.baomidou.mybatisplus.core.MybatisConfiguration;
+import com.baomidou.mybatisplus.core.config.GlobalConfig;
 import com.baomidou.mybatisplus.core.incrementer.DefaultIdentifierGenerator;
 import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import com.baomidou.mybatisplus.core.toolkit.GlobalConfigUtils;
 import com.baomidou.mybatisplus.extension.plugins.MybatisPlusInterceptor;
-import com.baomidou.mybatisplus.extension.plugins.inner.InnerInterceptor;
 import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
-import org.apache.ibatis.plugin.Interceptor;
+import org.apache.ibatis.mapping.Environment;
 import org.apache.ibatis.session.Configuration;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.apache.ibatis.session.defaults.DefaultSqlSessionFactory;
 import org.mybatis.spring.SqlSessionTemplate;
+import org.mybatis.spring.transaction.SpringManagedTransactionFactory;
 
 /**
- * Adds the starter's mappers and the optimistic lock to the application's MyBatis configuration, without a
- * {@code @MapperScan} (which would switch off the application's own mapper scanning) and without replacing the
- * application's {@link MybatisPlusInterceptor} (which would drop its pagination). Public for wiring.
+ * The starter's own MyBatis-Plus configuration, holding its two mappers and nothing of the application's. Public for
+ * wiring.
+ * <p>
+ * The application's configuration is written for the application's tables: its plugins (a tenant line, a data
+ * permission, a dynamic table name) would rewrite the starter's statements, or ask for a tenant on the starter's own
+ * threads, and its global settings (field strategies, column formats, logical deletes, camel-case mapping) would
+ * change how the starter's entities map to its tables. In a configuration of its own the starter's statements are
+ * the ones it wrote, checked by its own optimistic lock. They still join the caller's Spring transaction on the same
+ * data source, as MyBatis-Spring takes its connections from the transaction bound to that data source.
  */
 public final class MybatisSetup {
 
@@ -21,71 +33,36 @@ public final class MybatisSetup {
     }
 
     /**
-     * The mapper of the given type, added to the configuration first if it is not there yet.
+     * The starter's sessions on the given data source.
+     * @param ids the generator of the ids of new tasks (the application's, so that the starter's ids are of the same
+     * kind as those of its own entities)
      */
-    public static <T> T mapper(SqlSessionTemplate template, Class<T> type) {
-        Configuration configuration = template.getConfiguration();
-        synchronized (configuration) {
-            if (!configuration.hasMapper(type)) {
-                configuration.addMapper(type);
-            }
-        }
-        return template.getMapper(type);
+    public static SqlSessionTemplate sqlSessions(DataSource dataSource, IdentifierGenerator ids) {
+        MybatisConfiguration configuration = new MybatisConfiguration(
+                new Environment("delay-task", new SpringManagedTransactionFactory(), dataSource));
+        GlobalConfig global = GlobalConfigUtils.defaults();
+        global.setBanner(false);
+        global.setIdentifierGenerator(ids);
+        // before the mappers, whose statements are built from it
+        GlobalConfigUtils.setGlobalConfig(configuration, global);
+        MybatisPlusInterceptor versions = new MybatisPlusInterceptor();
+        versions.addInnerInterceptor(new OptimisticLockerInnerInterceptor());
+        configuration.addInterceptor(versions);
+        configuration.addInterceptor(new FreshPlanInterceptor());
+        configuration.addMapper(TaskInfoMapper.class);
+        configuration.addMapper(TaskInfoLogMapper.class);
+        // not MyBatis-Plus's builder, which would make the generator the JVM-wide one of IdWorker
+        SqlSessionFactory factory = new DefaultSqlSessionFactory(configuration);
+        global.setSqlSessionFactory(factory);
+        return new SqlSessionTemplate(factory);
     }
 
     /**
-     * The generator MyBatis-Plus uses for {@code ASSIGN_ID}, so that batched inserts get ids of the same kind.
+     * The generator MyBatis-Plus uses for {@code ASSIGN_ID} in the given configuration of the application's.
      */
     public static IdentifierGenerator identifierGenerator(Configuration configuration) {
         IdentifierGenerator generator = GlobalConfigUtils.getGlobalConfig(configuration).getIdentifierGenerator();
         return (generator != null) ? generator : DefaultIdentifierGenerator.getInstance();
-    }
-
-    /**
-     * Have PostgreSQL plan the statements of the starter's mappers at each execution, never from a plan it cached
-     * while {@code taskinfo} was small (see the README's PostgreSQL notes): adds an interceptor to the configuration
-     * unless it has one. Statements of the application's own mappers are left as they are.
-     * @return whether anything was added
-     */
-    public static boolean installFreshPlans(Configuration configuration) {
-        synchronized (configuration) {
-            for (Interceptor interceptor : configuration.getInterceptors()) {
-                if (interceptor instanceof FreshPlanInterceptor) {
-                    return false;
-                }
-            }
-            configuration.addInterceptor(new FreshPlanInterceptor());
-            return true;
-        }
-    }
-
-    /**
-     * Make sure updates of {@code @Version} entities check and bump the version: add the given inner interceptor to
-     * the application's {@link MybatisPlusInterceptor} if it has no optimistic lock, or add an interceptor of our own
-     * when the application has none.
-     * @return whether anything was added
-     */
-    public static boolean installOptimisticLock(Configuration configuration, OptimisticLockerInnerInterceptor locker) {
-        MybatisPlusInterceptor existing = null;
-        for (Interceptor interceptor : configuration.getInterceptors()) {
-            if (interceptor instanceof MybatisPlusInterceptor plus) {
-                for (InnerInterceptor inner : plus.getInterceptors()) {
-                    if (inner instanceof OptimisticLockerInnerInterceptor) {
-                        return false;
-                    }
-                }
-                existing = (existing != null) ? existing : plus;
-            }
-        }
-        if (existing != null) {
-            existing.addInnerInterceptor(locker);
-        }
-        else {
-            MybatisPlusInterceptor ours = new MybatisPlusInterceptor();
-            ours.addInnerInterceptor(locker);
-            configuration.addInterceptor(ours);
-        }
-        return true;
     }
 
 }

@@ -1,6 +1,7 @@
 package io.github.delaytask.store.mybatis;
 
 import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,9 +24,11 @@ import io.github.delaytask.store.TaskStore;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.RowCallbackHandler;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -205,9 +208,20 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public boolean inCallerTransaction() {
-        // a transaction begun without synchronization still binds its connection to the data source
-        return TaskStore.super.inCallerTransaction()
-                || TransactionSynchronizationManager.hasResource(this.jdbc.getDataSource());
+        // a transaction holds the connection bound to the store's data source, also one begun without
+        // synchronization; a caller's transaction on another data source (another bean, or another data source of a
+        // routing one) binds none there, and a connection bound there only for the length of its synchronization
+        // commits each statement by itself
+        if (!(TransactionSynchronizationManager.getResource(this.jdbc.getDataSource()) instanceof ConnectionHolder holder)
+                || holder.getConnectionHandle() == null) {
+            return false;
+        }
+        try {
+            return !holder.getConnection().getAutoCommit();
+        }
+        catch (SQLException ex) {
+            throw new CannotGetJdbcConnectionException("Could not tell whether a connection is in a transaction", ex);
+        }
     }
 
     @Override

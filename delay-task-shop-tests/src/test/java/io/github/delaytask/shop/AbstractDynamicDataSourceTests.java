@@ -1,0 +1,171 @@
+package io.github.delaytask.shop;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Consumer;
+
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskDetails;
+import io.github.delaytask.TaskStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import redis.embedded.RedisServer;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The starter in a shop whose data source is dynamic-datasource's, with a master and a slave that both hold the
+ * starter's tables: the starter writes to the master from any {@code @DS} method, a caller's transaction on the
+ * master covers its add, one on the slave does not hold it, and {@code delay-task.jdbc.data-source} points it at the
+ * slave instead. Subclasses pick the databases; Redis is an embedded one, or the real one under a prefix of the test's.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractDynamicDataSourceTests {
+
+    private static final String TASKS = "SELECT COUNT(*) FROM taskinfo_logs";
+
+    private ShopDatabases databases;
+
+    private RedisServer redis;
+
+    private final String keyPrefix = "shop-test-" + UUID.randomUUID().toString().substring(0, 8);
+
+    abstract ShopDatabases createDatabases();
+
+    /** Whether to start an embedded Redis rather than use the one on 127.0.0.1:6379. */
+    abstract boolean embeddedRedis();
+
+    @BeforeAll
+    void start() throws IOException {
+        this.databases = createDatabases().start();
+        if (embeddedRedis()) {
+            this.redis = RedisServer.newRedisServer().bind("127.0.0.1").port(freePort()).setting("save \"\"")
+                .setting("appendonly no").build();
+            this.redis.start();
+        }
+    }
+
+    @AfterAll
+    void stop() throws IOException {
+        if (this.databases != null) {
+            this.databases.close();
+        }
+        if (this.redis != null) {
+            this.redis.stop();
+        }
+    }
+
+    @Test
+    void aTaskAddedFromADsSlaveMethodIsStoredInTheMasterAndRuns() {
+        run((shop) -> {
+            long id = shop.getBean(OrderTimeouts.class).addFromSlave("order-slave-read");
+            await().atMost(Duration.ofSeconds(15))
+                .until(() -> shop.getBean(RanTimeouts.class).orders().contains("order-slave-read"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(shop, id) == TaskStatus.EXECUTED);
+            assertThat(this.databases.count("master", TASKS + " WHERE task_id = " + id)).isOne();
+            assertThat(this.databases.count("slave", TASKS)).as("tasks in the slave").isZero();
+        });
+    }
+
+    @Test
+    void aCallersTransactionOnTheMasterCoversTheAdd() {
+        run((shop) -> {
+            OrderTimeouts orders = shop.getBean(OrderTimeouts.class);
+            assertThatIllegalStateException().isThrownBy(() -> orders.addInMasterTransaction("order-rolled-back", true));
+            long id = orders.addInMasterTransaction("order-committed", false);
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(shop, id) == TaskStatus.EXECUTED);
+            assertThat(shop.getBean(DelayTaskService.class).findTask("order-rolled-back")).isEmpty();
+            assertThat(shop.getBean(RanTimeouts.class).orders()).containsExactly("order-committed");
+            assertThat(this.databases.count("slave", TASKS)).as("tasks in the slave").isZero();
+        });
+    }
+
+    @Test
+    void aCallersTransactionOnTheSlaveDoesNotHoldTheAddWhichIsStoredInTheMasterAtOnce() {
+        run((shop) -> {
+            OrderTimeouts orders = shop.getBean(OrderTimeouts.class);
+            assertThatIllegalStateException()
+                .isThrownBy(() -> orders.addInSlaveTransaction("order-of-a-failed-slave-transaction", true));
+            long committed = orders.addInSlaveTransaction("order-of-a-slave-transaction", false);
+            await().atMost(Duration.ofSeconds(15)).until(() -> shop.getBean(RanTimeouts.class).orders()
+                .containsAll(Set.of("order-of-a-failed-slave-transaction", "order-of-a-slave-transaction")));
+            await().atMost(Duration.ofSeconds(5)).until(() -> status(shop, committed) == TaskStatus.EXECUTED);
+            assertThat(this.databases.count("master", TASKS + " WHERE biz_key LIKE 'order-of-a-%'")).isEqualTo(2);
+            assertThat(this.databases.count("slave", TASKS)).as("tasks in the slave").isZero();
+        });
+    }
+
+    @Test
+    void thePropertyPointsTheStarterAtTheSlave() {
+        run((shop) -> {
+            long id = shop.getBean(OrderTimeouts.class).addInMasterTransaction("order-kept-in-the-slave", false);
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(shop, id) == TaskStatus.EXECUTED);
+            assertThat(this.databases.count("slave", TASKS + " WHERE task_id = " + id)).isOne();
+            assertThat(this.databases.count("master", TASKS + " WHERE task_id = " + id)).isZero();
+        }, "delay-task.jdbc.data-source=slave");
+    }
+
+    @Test
+    void aNameThatIsNeitherABeanNorADataSourceOfTheRoutingOneFailsStartUpNamingTheProperty() {
+        assertThatException().isThrownBy(() -> start(this.keyPrefix, "delay-task.jdbc.data-source=reports").close())
+            .withStackTraceContaining("delay-task.jdbc.data-source is 'reports'")
+            .withStackTraceContaining("[master, slave]");
+    }
+
+    /** Run the shop with the given extra properties, from empty tables, and remove its Redis keys afterwards. */
+    private void run(Consumer<ConfigurableApplicationContext> test, String... extra) {
+        String prefix = this.keyPrefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (ConfigurableApplicationContext shop = start(prefix, extra)) {
+            this.databases.clear();
+            try {
+                test.accept(shop);
+            }
+            finally {
+                StringRedisTemplate redis = shop.getBean(StringRedisTemplate.class);
+                Set<String> keys = redis.keys(prefix + ":*");
+                if (keys != null && !keys.isEmpty()) {
+                    redis.delete(keys);
+                }
+            }
+        }
+    }
+
+    private ConfigurableApplicationContext start(String keyPrefix, String... extra) {
+        List<String> properties = new ArrayList<>(this.databases.properties());
+        properties.add("spring.data.redis.host=127.0.0.1");
+        properties.add("spring.data.redis.port=" + ((this.redis != null) ? this.redis.ports().get(0) : 6379));
+        properties.add("delay-task.redis.key-prefix=" + keyPrefix);
+        properties.add("delay-task.jdbc.initialize-schema=always");
+        properties.add("delay-task.listener.poll-interval=50ms");
+        properties.addAll(List.of(extra));
+        return new SpringApplicationBuilder(ShopApplication.class).web(WebApplicationType.NONE)
+            .properties(properties.toArray(new String[0]))
+            .run();
+    }
+
+    private static TaskStatus status(ConfigurableApplicationContext shop, long id) {
+        return shop.getBean(DelayTaskService.class).findTask(id).map(TaskDetails::status).orElse(null);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+}

@@ -1,0 +1,80 @@
+package io.github.delaytask.autoconfigure;
+
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.ResourceTransactionManager;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+
+/**
+ * The data source holding the starter's tables ({@code delay-task.jdbc.data-source}), and the transactions on it.
+ * <p>
+ * A routing data source of baomidou's dynamic-datasource picks a data source by a key the calling thread holds, which
+ * {@code @DS} sets: the starter pins its own connections to one data source of it (its primary by default), so that a
+ * call from a {@code @DS("slave")} method still writes to the tables the starter reads.
+ */
+final class StoreDataSource {
+
+    private static final String PROPERTY = "delay-task.jdbc.data-source";
+
+    private static final boolean DYNAMIC_DATASOURCE_PRESENT = ClassUtils
+        .isPresent("com.baomidou.dynamic.datasource.DynamicRoutingDataSource", StoreDataSource.class.getClassLoader());
+
+    private StoreDataSource() {
+    }
+
+    /**
+     * The data source the given name picks: a {@link DataSource} bean, or a data source of the routing data source of
+     * dynamic-datasource; without a name, the application's.
+     * @param application the application's data source, used without a name and to look names up in
+     */
+    static DataSource choose(BeanFactory beanFactory, @Nullable String name, Supplier<DataSource> application) {
+        if (!StringUtils.hasText(name)) {
+            return pinned(application.get(), "");
+        }
+        if (beanFactory.containsBean(name) && beanFactory.isTypeMatch(name, DataSource.class)) {
+            return pinned(beanFactory.getBean(name, DataSource.class), "");
+        }
+        DataSource routing = application.get();
+        if (isRouting(routing)) {
+            DynamicDataSourcePin.check(routing, name, PROPERTY);
+            return pinned(routing, name);
+        }
+        throw new IllegalStateException(PROPERTY + " is '" + name + "', but there is no DataSource bean of that name"
+                + (DYNAMIC_DATASOURCE_PRESENT ? " and the application's DataSource is not dynamic-datasource's" : ""));
+    }
+
+    /**
+     * The transactions on the given data source: the application's transaction manager where it manages that data
+     * source (so that a JTA one stays in charge), else one of the starter's own, which joins a caller's transaction
+     * on the data source all the same.
+     */
+    static PlatformTransactionManager transactionManager(DataSource dataSource,
+            @Nullable PlatformTransactionManager application) {
+        boolean manages = application instanceof ResourceTransactionManager resources
+                && resources.getResourceFactory() == dataSource;
+        if (manages || (application != null && !(application instanceof ResourceTransactionManager)
+                && !(dataSource instanceof DynamicDataSourcePin))) {
+            return application;
+        }
+        DataSourceTransactionManager own = new DataSourceTransactionManager(dataSource);
+        own.afterPropertiesSet();
+        return own;
+    }
+
+    private static DataSource pinned(DataSource dataSource, String name) {
+        return isRouting(dataSource) ? new DynamicDataSourcePin(dataSource, name) : dataSource;
+    }
+
+    private static boolean isRouting(DataSource dataSource) {
+        return DYNAMIC_DATASOURCE_PRESENT && DynamicDataSourcePin.isRouting(dataSource);
+    }
+
+}
