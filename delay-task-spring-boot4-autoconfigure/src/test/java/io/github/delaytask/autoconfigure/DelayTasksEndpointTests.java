@@ -251,11 +251,15 @@ class DelayTasksEndpointTests {
             mvc.perform(change(dead, "{\"action\": \"run-now\"}"))
                 .andExpect(status().isConflict())
                 .andExpect(jsonPath("$.reason").value(containsString("is DEAD; only a SCHEDULED task")));
+            // held, so that the answer shows the requeued task before it runs again
+            service.pauseQueue(FAILING, 0);
             mvc.perform(change(dead, "{\"action\": \"requeue\"}"))
                 .andExpect(status().isOk())
                 .andExpect(jsonPath("$.status").value("CHANGED"))
                 .andExpect(jsonPath("$.task.taskId").value(dead))
+                .andExpect(jsonPath("$.task.status").value("SCHEDULED"))
                 .andExpect(jsonPath("$.task.attempts").value(0));
+            service.resumeQueue(FAILING, 0);
             // it runs again, and fails again for good
             await().atMost(Duration.ofSeconds(10))
                 .until(() -> service.findTask(dead).orElseThrow().status() == TaskStatus.DEAD);
