@@ -3,6 +3,7 @@ package io.github.delaytask.shop;
 import java.time.Duration;
 
 import com.baomidou.dynamic.datasource.annotation.DS;
+import com.baomidou.dynamic.datasource.annotation.DSTransactional;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
 
@@ -39,10 +40,27 @@ public class OrderTimeouts {
         return id;
     }
 
+    /** An add without a business key, which adds at the same moment could share a statement, in a transaction. */
+    @Transactional
+    public long addWithoutKeyInMasterTransaction(String order, boolean fail) {
+        long id = this.tasks.addTask(DelayTask.builder(ORDER_TIMEOUT).delay(Duration.ofMillis(200)).parameters(order)
+            .build());
+        failIf(fail);
+        return id;
+    }
+
     /** An add in a transaction begun on the slave, which then fails or commits. */
     @DS("slave")
     @Transactional
     public long addInSlaveTransaction(String order, boolean fail) {
+        long id = add(order);
+        failIf(fail);
+        return id;
+    }
+
+    /** An add in a transaction that dynamic-datasource runs itself, which then fails or commits. */
+    @DSTransactional
+    public long addInDsTransaction(String order, boolean fail) {
         long id = add(order);
         failIf(fail);
         return id;

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 
+import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
@@ -25,14 +26,15 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The starter in a shop whose data source is dynamic-datasource's, with a master and a slave that both hold the
  * starter's tables: the starter writes to the master from any {@code @DS} method, a caller's transaction on the
- * master covers its add, one on the slave does not hold it, and {@code delay-task.jdbc.data-source} points it at the
- * slave instead. Subclasses pick the databases; Redis is an embedded one, or the real one under a prefix of the test's.
+ * master covers its add, one begun on the slave is refused rather than given the add, a {@code @DSTransactional} one
+ * does not hold it, and {@code delay-task.jdbc.data-source} points it at the slave instead. Subclasses pick the databases; Redis is an embedded one, or the real one under a prefix of the test's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractDynamicDataSourceTests {
@@ -87,6 +89,9 @@ abstract class AbstractDynamicDataSourceTests {
         run((shop) -> {
             OrderTimeouts orders = shop.getBean(OrderTimeouts.class);
             assertThatIllegalStateException().isThrownBy(() -> orders.addInMasterTransaction("order-rolled-back", true));
+            assertThatIllegalStateException()
+                .isThrownBy(() -> orders.addWithoutKeyInMasterTransaction("keyless-rolled-back", true));
+            assertThat(this.databases.count("master", TASKS)).as("tasks after the rollbacks").isZero();
             long id = orders.addInMasterTransaction("order-committed", false);
             await().atMost(Duration.ofSeconds(15)).until(() -> status(shop, id) == TaskStatus.EXECUTED);
             assertThat(shop.getBean(DelayTaskService.class).findTask("order-rolled-back")).isEmpty();
@@ -96,14 +101,31 @@ abstract class AbstractDynamicDataSourceTests {
     }
 
     @Test
-    void aCallersTransactionOnTheSlaveDoesNotHoldTheAddWhichIsStoredInTheMasterAtOnce() {
+    void anAddInATransactionBegunOnTheSlaveIsRefusedWithAMessageAndStoresNothing() {
+        run((shop) -> {
+            OrderTimeouts orders = shop.getBean(OrderTimeouts.class);
+            assertThatExceptionOfType(DelayTaskException.class)
+                .isThrownBy(() -> orders.addInSlaveTransaction("order-of-a-slave-transaction", false))
+                .havingRootCause()
+                .withMessageContaining("delay-task keeps its tasks in dynamic-datasource's primary data source")
+                .withMessageContaining("begun on another data source of dynamic-datasource");
+            assertThat(this.databases.count("master", TASKS)).as("tasks in the master").isZero();
+            assertThat(this.databases.count("slave", TASKS)).as("tasks in the slave").isZero();
+            // the thread is left as it was: an add outside the transaction works
+            long id = orders.addFromSlave("order-after-the-refusal");
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(shop, id) == TaskStatus.EXECUTED);
+        });
+    }
+
+    @Test
+    void aDsTransactionalTransactionDoesNotHoldTheAddWhichIsStoredInTheMasterAtOnce() {
         run((shop) -> {
             OrderTimeouts orders = shop.getBean(OrderTimeouts.class);
             assertThatIllegalStateException()
-                .isThrownBy(() -> orders.addInSlaveTransaction("order-of-a-failed-slave-transaction", true));
-            long committed = orders.addInSlaveTransaction("order-of-a-slave-transaction", false);
+                .isThrownBy(() -> orders.addInDsTransaction("order-of-a-failed-ds-transaction", true));
+            long committed = orders.addInDsTransaction("order-of-a-ds-transaction", false);
             await().atMost(Duration.ofSeconds(15)).until(() -> shop.getBean(RanTimeouts.class).orders()
-                .containsAll(Set.of("order-of-a-failed-slave-transaction", "order-of-a-slave-transaction")));
+                .containsAll(Set.of("order-of-a-failed-ds-transaction", "order-of-a-ds-transaction")));
             await().atMost(Duration.ofSeconds(5)).until(() -> status(shop, committed) == TaskStatus.EXECUTED);
             assertThat(this.databases.count("master", TASKS + " WHERE biz_key LIKE 'order-of-a-%'")).isEqualTo(2);
             assertThat(this.databases.count("slave", TASKS)).as("tasks in the slave").isZero();
@@ -113,7 +135,7 @@ abstract class AbstractDynamicDataSourceTests {
     @Test
     void thePropertyPointsTheStarterAtTheSlave() {
         run((shop) -> {
-            long id = shop.getBean(OrderTimeouts.class).addInMasterTransaction("order-kept-in-the-slave", false);
+            long id = shop.getBean(OrderTimeouts.class).addFromSlave("order-kept-in-the-slave");
             await().atMost(Duration.ofSeconds(15)).until(() -> status(shop, id) == TaskStatus.EXECUTED);
             assertThat(this.databases.count("slave", TASKS + " WHERE task_id = " + id)).isOne();
             assertThat(this.databases.count("master", TASKS + " WHERE task_id = " + id)).isZero();

@@ -1,5 +1,6 @@
 package io.github.delaytask.autoconfigure;
 
+import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -11,6 +12,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 
 /**
@@ -44,7 +46,6 @@ final class StoreDataSource {
         }
         DataSource routing = application.get();
         if (isRouting(routing)) {
-            DynamicDataSourcePin.check(routing, name, PROPERTY);
             return pinned(routing, name);
         }
         throw new IllegalStateException(PROPERTY + " is '" + name + "', but there is no DataSource bean of that name"
@@ -52,25 +53,51 @@ final class StoreDataSource {
     }
 
     /**
-     * The transactions on the given data source: the application's transaction manager where it manages that data
-     * source (so that a JTA one stays in charge), else one of the starter's own, which joins a caller's transaction
-     * on the data source all the same.
+     * The transactions on the given data source: the application's transaction manager unless it manages another
+     * data source (JPA's over this one, or JTA, stays in charge, and joins the application's transactions as it
+     * should), else one of the starter's own, which joins a caller's transaction on the data source all the same.
      */
     static PlatformTransactionManager transactionManager(DataSource dataSource,
             @Nullable PlatformTransactionManager application) {
-        boolean manages = application instanceof ResourceTransactionManager resources
-                && resources.getResourceFactory() == dataSource;
-        if (manages || (application != null && !(application instanceof ResourceTransactionManager)
-                && !(dataSource instanceof DynamicDataSourcePin))) {
-            return application;
+        if (application != null && !(dataSource instanceof DynamicDataSourcePin)) {
+            DataSource managed = managedDataSource(application);
+            if (managed == null || managed == dataSource) {
+                return application;
+            }
         }
         DataSourceTransactionManager own = new DataSourceTransactionManager(dataSource);
         own.afterPropertiesSet();
         return own;
     }
 
+    /** The data source a transaction manager binds connections of, if it says. */
+    private static @Nullable DataSource managedDataSource(PlatformTransactionManager manager) {
+        if (manager instanceof ResourceTransactionManager resources
+                && resources.getResourceFactory() instanceof DataSource dataSource) {
+            return dataSource;
+        }
+        // JPA's and Hibernate's managers expose the data source whose connections they bind
+        Method getter = ReflectionUtils.findMethod(manager.getClass(), "getDataSource");
+        if (getter == null) {
+            return null;
+        }
+        ReflectionUtils.makeAccessible(getter);
+        return (ReflectionUtils.invokeMethod(getter, manager) instanceof DataSource dataSource) ? dataSource : null;
+    }
+
     private static DataSource pinned(DataSource dataSource, String name) {
-        return isRouting(dataSource) ? new DynamicDataSourcePin(dataSource, name) : dataSource;
+        if (!isRouting(dataSource)) {
+            return dataSource;
+        }
+        DynamicDataSourcePin.check(dataSource, name, PROPERTY);
+        DynamicDataSourcePin pin = new DynamicDataSourcePin(dataSource, name);
+        try {
+            pin.identity();
+        }
+        catch (RuntimeException ex) {
+            // read on first use instead; the database's absence shows elsewhere
+        }
+        return pin;
     }
 
     private static boolean isRouting(DataSource dataSource) {

@@ -21,8 +21,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,7 +35,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * An application with two {@link DataSource} beans, the primary one its own, pointing the starter at the other with
  * {@code delay-task.jdbc.data-source}: the starter's tables and tasks live there, and a transaction of the
- * application's on its primary data source does not hold the starter's writes.
+ * application's on its primary data source does not hold the starter's writes; and which transaction manager runs
+ * the starter's own transactions.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StoreDataSourceTests {
@@ -92,6 +97,67 @@ class StoreDataSourceTests {
                 .rootCause()
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("delay-task.jdbc.data-source is 'reportsDataSource'"));
+    }
+
+    @Test
+    void theApplicationsTransactionManagerRunsTheStartersTransactionsUnlessItManagesAnotherDataSource() {
+        DataSource tasks = new DriverManagerDataSource("jdbc:h2:mem:unused");
+        DataSource other = new DriverManagerDataSource("jdbc:h2:mem:unused");
+        DataSourceTransactionManager ofTasks = new DataSourceTransactionManager(tasks);
+        assertThat(StoreDataSource.transactionManager(tasks, ofTasks)).as("one of the starter's data source")
+            .isSameAs(ofTasks);
+        JpaLikeTransactionManager jpa = new JpaLikeTransactionManager(tasks);
+        assertThat(StoreDataSource.transactionManager(tasks, jpa)).as("JPA's, binding connections of it")
+            .isSameAs(jpa);
+        JpaLikeTransactionManager jta = new JpaLikeTransactionManager(null);
+        assertThat(StoreDataSource.transactionManager(tasks, jta)).as("one that names no data source (JTA)")
+            .isSameAs(jta);
+        assertThat(StoreDataSource.transactionManager(tasks, new DataSourceTransactionManager(other)))
+            .as("one of another data source")
+            .isInstanceOfSatisfying(DataSourceTransactionManager.class,
+                    (own) -> assertThat(own.getDataSource()).isSameAs(tasks));
+        assertThat(StoreDataSource.transactionManager(tasks, new JpaLikeTransactionManager(other)))
+            .as("JPA's, binding connections of another data source")
+            .isInstanceOfSatisfying(DataSourceTransactionManager.class,
+                    (own) -> assertThat(own.getDataSource()).isSameAs(tasks));
+        assertThat(StoreDataSource.transactionManager(tasks, null)).as("none")
+            .isInstanceOfSatisfying(DataSourceTransactionManager.class,
+                    (own) -> assertThat(own.getDataSource()).isSameAs(tasks));
+    }
+
+    /** A transaction manager that says which data source it binds connections of, as JPA's and Hibernate's do. */
+    static class JpaLikeTransactionManager extends AbstractPlatformTransactionManager {
+
+        private final DataSource dataSource;
+
+        JpaLikeTransactionManager(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        public DataSource getDataSource() {
+            return this.dataSource;
+        }
+
+        @Override
+        protected Object doGetTransaction() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        protected void doBegin(Object transaction, TransactionDefinition definition) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        protected void doCommit(DefaultTransactionStatus status) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        protected void doRollback(DefaultTransactionStatus status) {
+            throw new UnsupportedOperationException();
+        }
+
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -16,6 +16,8 @@ import org.apache.ibatis.session.defaults.DefaultSqlSessionFactory;
 import org.mybatis.spring.SqlSessionTemplate;
 import org.mybatis.spring.transaction.SpringManagedTransactionFactory;
 
+import org.springframework.util.Assert;
+
 /**
  * The starter's own MyBatis-Plus configuration, holding its two mappers and nothing of the application's. Public for
  * wiring.
@@ -45,6 +47,9 @@ public final class MybatisSetup {
         global.setIdentifierGenerator(ids);
         // before the mappers, whose statements are built from it
         GlobalConfigUtils.setGlobalConfig(configuration, global);
+        // MyBatis-Plus files it under the configuration's identity hash, and keeps an earlier one of the same hash
+        Assert.state(GlobalConfigUtils.getGlobalConfig(configuration) == global,
+                "MyBatis-Plus holds another global configuration under the hash of the starter's");
         MybatisPlusInterceptor versions = new MybatisPlusInterceptor();
         versions.addInnerInterceptor(new OptimisticLockerInnerInterceptor());
         configuration.addInterceptor(versions);

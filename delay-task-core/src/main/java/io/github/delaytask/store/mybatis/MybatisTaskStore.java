@@ -209,13 +209,27 @@ public class MybatisTaskStore implements TaskStore {
     @Override
     public boolean inCallerTransaction() {
         // a transaction holds the connection bound to the store's data source, also one begun without
-        // synchronization; a caller's transaction on another data source (another bean, or another data source of a
-        // routing one) binds none there, and a connection bound there only for the length of its synchronization
-        // commits each statement by itself
-        if (!(TransactionSynchronizationManager.getResource(this.jdbc.getDataSource()) instanceof ConnectionHolder holder)
-                || holder.getConnectionHandle() == null) {
+        // synchronization; a connection bound there only for the length of a synchronization commits each statement
+        // by itself
+        if (TransactionSynchronizationManager.getResource(this.jdbc.getDataSource()) instanceof ConnectionHolder holder
+                && holder.getConnectionHandle() != null) {
+            return inTransaction(holder);
+        }
+        // none bound there: a transaction that binds no connection (JTA) may still hold the store's writes, unless
+        // it is one on another data source, whose connection is bound to that one
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             return false;
         }
+        for (Object resource : TransactionSynchronizationManager.getResourceMap().values()) {
+            if (resource instanceof ConnectionHolder other && other.getConnectionHandle() != null
+                    && inTransaction(other)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean inTransaction(ConnectionHolder holder) {
         try {
             return !holder.getConnection().getAutoCommit();
         }
