@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.ThreadPoolExecutor;
 
 import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.store.StoredTask;
 
 /**
  * {@link TaskEvents} that tell each of several others, in order: the meters and the endpoint's recent activity hear
@@ -40,6 +41,11 @@ final class CompositeTaskEvents implements TaskEvents {
     @Override
     public void handlerFinished(QueueId queue, long nanos, boolean succeeded) {
         this.delegates.forEach((events) -> events.handlerFinished(queue, nanos, succeeded));
+    }
+
+    @Override
+    public void died(StoredTask task, String lastError, Throwable cause) {
+        this.delegates.forEach((events) -> events.died(task, lastError, cause));
     }
 
     @Override

@@ -391,6 +391,7 @@ public class TaskBroker {
             this.events.completed(claimed.queue(), TaskEvents.Outcome.DEAD, 1);
             logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD", error);
             forget(claimed);
+            this.events.died(claimed, message, error);
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.concurrent.ThreadPoolExecutor;
 
 import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.store.StoredTask;
 
 /**
  * Hears what happens to tasks on this instance, for metrics. Public for wiring.
@@ -72,6 +73,15 @@ public interface TaskEvents {
      * @param succeeded whether it returned
      */
     default void handlerFinished(QueueId queue, long nanos, boolean succeeded) {
+    }
+
+    /**
+     * The database recorded a task {@code DEAD}: its handler failed its last attempt.
+     * @param task the task as claimed for that attempt
+     * @param lastError the error recorded with it
+     * @param cause what the handler threw
+     */
+    default void died(StoredTask task, String lastError, Throwable cause) {
     }
 
     /** The pool of handler threads was created, when the listeners start. */

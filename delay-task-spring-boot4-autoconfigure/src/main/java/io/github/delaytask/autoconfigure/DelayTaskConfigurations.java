@@ -2,6 +2,7 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -9,6 +10,7 @@ import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.PayloadCodec;
+import io.github.delaytask.core.DeadTaskEvents;
 import io.github.delaytask.core.DefaultDelayTaskService;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.ServiceSettings;
@@ -45,6 +47,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.system.JavaVersion;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -215,8 +218,11 @@ final class DelayTaskConfigurations {
         @Bean
         @ConditionalOnMissingBean
         TaskBroker delayTaskBroker(TaskStore store, TaskQueues queues, DelayTaskProperties properties,
-                BeanFactory beanFactory, ObjectProvider<TaskEvents> events, ObjectProvider<WakeUps> wakeUps) {
-            return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory), events(events),
+                BeanFactory beanFactory, ObjectProvider<TaskEvents> events, ObjectProvider<WakeUps> wakeUps,
+                ApplicationEventPublisher publisher) {
+            // the broker records deaths, which the application hears of as DeadTaskEvents
+            TaskEvents brokerEvents = TaskEvents.of(List.of(events(events), new DeadTaskEvents(publisher, store)));
+            return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory), brokerEvents,
                     wakeUps.getIfAvailable());
         }
 

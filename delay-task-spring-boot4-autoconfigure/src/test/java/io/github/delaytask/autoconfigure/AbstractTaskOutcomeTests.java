@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
+import io.github.delaytask.DeadTaskEvent;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
@@ -39,6 +40,8 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+import org.springframework.core.Ordered;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -368,6 +371,31 @@ public abstract class AbstractTaskOutcomeTests {
         });
     }
 
+    @Test
+    void aTaskRecordedDeadIsPublishedOnceAsAnEventWithItsTaskAndErrorEvenWhenAnotherListenerOfTheEventThrows() {
+        this.runner.withUserConfiguration(DeadTasks.class, ThrowingDeadTaskListener.class).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long dead = service.addTask(DelayTask.builder(NUL_MESSAGE).bizKey("order-17").parameters("17").build());
+            long fine = service.addTask(DelayTask.builder(COUNTED).build());
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(context, dead) == TaskStatus.DEAD);
+            DeadTasks deadTasks = context.getBean(DeadTasks.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !deadTasks.events.isEmpty());
+            assertThat(deadTasks.events).singleElement().satisfies((event) -> {
+                assertThat(event.task().taskId()).isEqualTo(dead);
+                assertThat(event.task().taskType()).isEqualTo(NUL_MESSAGE);
+                assertThat(event.task().status()).isEqualTo(TaskStatus.DEAD);
+                assertThat(event.task().bizKey()).isEqualTo("order-17");
+                assertThat(event.task().parameters()).asString().isEqualTo("17");
+                assertThat(event.task().attempts()).isEqualTo(3);
+                assertThat(event.task().lastError()).contains("bad \\0 byte");
+                assertThat(event.cause()).isInstanceOf(IllegalStateException.class);
+            });
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(context, fine) == TaskStatus.EXECUTED);
+            assertThat(context.getBean(Listeners.class).countedRuns).containsExactly(fine);
+            assertThat(context.getBean(ThrowingDeadTaskListener.class).heard).hasValue(1);
+        });
+    }
+
     private static JdbcTemplate jdbc(AssertableApplicationContext context) {
         return new JdbcTemplate(context.getBean(DataSource.class));
     }
@@ -435,6 +463,34 @@ public abstract class AbstractTaskOutcomeTests {
             }
             this.blockingStarted.countDown();
             assertThat(this.release.await(30, TimeUnit.SECONDS)).isTrue();
+        }
+
+    }
+
+    /** The application's listener of dead tasks. */
+    static class DeadTasks {
+
+        final List<DeadTaskEvent> events = new CopyOnWriteArrayList<>();
+
+        @EventListener
+        @org.springframework.core.annotation.Order(Ordered.HIGHEST_PRECEDENCE)
+        void dead(DeadTaskEvent event) {
+            this.events.add(event);
+        }
+
+    }
+
+    /** A listener of dead tasks that fails. */
+    static class ThrowingDeadTaskListener {
+
+        final AtomicInteger heard = new AtomicInteger();
+
+        // after the other: Spring stops telling listeners at the first that throws
+        @EventListener
+        @org.springframework.core.annotation.Order(Ordered.LOWEST_PRECEDENCE)
+        void dead(DeadTaskEvent event) {
+            this.heard.incrementAndGet();
+            throw new IllegalStateException("the alerting system is down");
         }
 
     }
