@@ -60,6 +60,8 @@ public class TaskQueues {
 
     private final RedisScript<Long> markLoadedScript = Scripts.load("mark-loaded", Long.class);
 
+    private final RedisScript<Long> abortRecoveryScript = Scripts.load("abort-recovery", Long.class);
+
     public TaskQueues(StringRedisTemplate redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
@@ -348,6 +350,16 @@ public class TaskQueues {
             }
         }
         return marked;
+    }
+
+    /**
+     * Take back the markers of a recovery whose reload failed, where they still hold its id: the queues' claims then
+     * find them unmarked and ask for a recovery again.
+     */
+    public void abortRecovery(Collection<QueueId> queues, String recoveryId) {
+        for (QueueId queue : queues) {
+            this.redis.execute(this.abortRecoveryScript, List.of(this.keys.loaded(queue)), recoveryId);
+        }
     }
 
     /** Forget a task that a consumer finished: the database no longer needs Redis to remember it. */

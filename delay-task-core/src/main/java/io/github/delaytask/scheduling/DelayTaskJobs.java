@@ -49,7 +49,6 @@ public class DelayTaskJobs implements SmartLifecycle {
     static final String PURGE_LOCK = "purge";
 
     /** How soon to try again for the recovery's lock while another instance holds it. */
-    private static final long RECOVERY_RETRY_MILLIS = 100;
 
     /** An idle queue holding more ids than this is not worth checking against the database now. */
     private static final int CLEAN_UP_LIMIT = 100;
@@ -312,8 +311,9 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private void recover() {
         try {
-            if (this.recovery.recover()) {
-                this.executor.schedule(this::recover, RECOVERY_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            Duration again = this.recovery.recover();
+            if (again != null) {
+                this.executor.schedule(this::recover, again.toMillis(), TimeUnit.MILLISECONDS);
             }
         }
         catch (Throwable ex) {

@@ -17,6 +17,7 @@ import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Brings back what Redis lost as soon as a claim notices, rather than at the next reload: a claim that finds its
@@ -34,6 +35,15 @@ import org.apache.commons.logging.LogFactory;
 final class RedisLossRecovery {
 
     private static final Log logger = LogFactory.getLog(RedisLossRecovery.class);
+
+    /** The wait before the next try while another instance holds the lock. */
+    static final Duration RETRY_WHILE_LOCKED = Duration.ofMillis(100);
+
+    /**
+     * The wait before the next try after recoveries failed more than once in a row, such as while the database is
+     * down; the first failure, a blip more often than not, is tried again as soon as a busy lock would be.
+     */
+    static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(1);
 
     /**
      * Not the reload's lock: the reload keeps that one for most of an interval after each run, and on a Cluster a
@@ -55,6 +65,9 @@ final class RedisLossRecovery {
     private final Map<QueueId, Long> requested = new ConcurrentHashMap<>();
 
     private final AtomicBoolean runPending = new AtomicBoolean();
+
+    /** Whether the last recovery failed: its warning is logged once for a streak of failures. */
+    private volatile boolean failing;
 
     /**
      * @param consumedQueues the queues this instance claims from, marked together with those that asked: they lost
@@ -90,10 +103,12 @@ final class RedisLossRecovery {
 
     /**
      * Recover the queues asked for, unless another instance is at it: the asks then wait for a next run, as the
-     * other instance may recover other queues or begin before the claims that asked.
-     * @return whether the caller must have this run again in a moment: another instance held the lock
+     * other instance may recover other queues or begin before the claims that asked. A recovery that fails (the
+     * database or Redis failed during its reload) takes its markers back, and is asked for again.
+     * @return how long the caller waits before it has this run again, or null for no run: a moment when another
+     * instance held the lock or the recovery failed once, {@link #RETRY_AFTER_FAILURE} when it failed again
      */
-    boolean recover() {
+    @Nullable Duration recover() {
         this.runPending.set(false);
         Map<QueueId, Long> asked = new LinkedHashMap<>();
         for (QueueId queue : List.copyOf(this.requested.keySet())) {
@@ -103,21 +118,39 @@ final class RedisLossRecovery {
             }
         }
         if (asked.isEmpty()) {
-            return false;
+            return null;
         }
         Optional<DistributedLocks.LockHandle> lock = this.locks.tryLock(LOCK, this.lockAtMostFor);
         if (lock.isEmpty()) {
-            asked.forEach((queue, since) -> this.requested.merge(queue, since, Math::max));
-            return this.runPending.compareAndSet(false, true);
+            return askAgain(asked, RETRY_WHILE_LOCKED);
         }
         try {
             recover(asked, lock.get());
-            return false;
+            this.failing = false;
+            return null;
+        }
+        catch (RuntimeException ex) {
+            boolean again = this.failing;
+            if (!again) {
+                logger.warn("delay-task could not recover the queues " + asked.keySet() + " that Redis may have "
+                        + "lost; it tries again until it can", ex);
+            }
+            else {
+                logger.debug("delay-task could not recover the queues " + asked.keySet() + " again", ex);
+            }
+            this.failing = true;
+            return askAgain(asked, again ? RETRY_AFTER_FAILURE : RETRY_WHILE_LOCKED);
         }
         finally {
             // at once, not after a least time: Redis may lose its data again right after this recovery
             lock.get().unlock();
         }
+    }
+
+    /** Ask again for the given queues: the caller runs the recovery again after the wait unless a run is pending. */
+    private @Nullable Duration askAgain(Map<QueueId, Long> asked, Duration wait) {
+        asked.forEach((queue, since) -> this.requested.merge(queue, since, Math::max));
+        return this.runPending.compareAndSet(false, true) ? wait : null;
     }
 
     private void recover(Map<QueueId, Long> asked, DistributedLocks.LockHandle lock) {
@@ -133,7 +166,20 @@ final class RedisLossRecovery {
         long started = System.nanoTime();
         String id = UUID.randomUUID().toString();
         this.queues.beginRecovery(unloaded, id);
-        int count = this.reloader.reload(() -> lock.extend(this.lockAtMostFor));
+        int count;
+        try {
+            count = this.reloader.reload(() -> lock.extend(this.lockAtMostFor));
+        }
+        catch (RuntimeException ex) {
+            // claims count a marker as loaded: one left behind would have them wait for the periodic reload
+            try {
+                this.queues.abortRecovery(unloaded, id);
+            }
+            catch (RuntimeException abort) {
+                ex.addSuppressed(abort);
+            }
+            throw ex;
+        }
         List<QueueId> marked = this.queues.finishRecovery(unloaded, id);
         logger.info("Redis may have lost tasks of delay-task queue(s) " + unloaded + " (it lost its data, came back "
                 + "after failing, or started empty): reloaded " + count + " task(s) from the database in "

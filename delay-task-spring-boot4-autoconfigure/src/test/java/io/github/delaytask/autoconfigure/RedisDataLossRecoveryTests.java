@@ -35,6 +35,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -142,6 +143,23 @@ class RedisDataLossRecoveryTests {
             // gone, and the later one's holds another id)
             assertThat(queues.marked).as("queues marked by each recovery")
                 .containsExactlyInAnyOrder(List.of(), List.of(QUEUE));
+        });
+    }
+
+    @Test
+    void aRecoveryWhoseReloadFailsTakesItsMarkerBackAndTriesAgainSoTasksStillRunWithinASecondOfTheirTime() {
+        this.runner.run((context) -> {
+            awaitSteadyState(context);
+            RecordingQueues queues = context.getBean(RecordingQueues.class);
+            Map<Long, Long> executeTimes = addTasksDueFrom300MsTo2Seconds(context);
+            queues.failNextReloadWrite.set(true);
+
+            flushAll(context);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> !queues.failNextReloadWrite.get());
+            assertEveryTaskRanOnceWithinTheBound(executeTimes, List.of(context.getBean(Listeners.class)));
+            assertThat(queues.recoveries).as("recoveries, the failed one included").hasValue(2);
+            assertThat(queues.marked).as("queues marked by each recovery that finished").containsExactly(List.of(QUEUE));
         });
     }
 
@@ -300,7 +318,10 @@ class RedisDataLossRecoveryTests {
 
     }
 
-    /** The starter's queues, counting recoveries, and flushing Redis once more right after a reload wrote. */
+    /**
+     * The starter's queues, counting recoveries, and flushing Redis once more right after a reload wrote, or failing
+     * a reload's write once.
+     */
     static class RecordingQueues extends TaskQueues {
 
         final AtomicInteger recoveries = new AtomicInteger();
@@ -310,6 +331,8 @@ class RedisDataLossRecoveryTests {
         final List<List<QueueId>> marked = new CopyOnWriteArrayList<>();
 
         final AtomicBoolean flushAfterNextReloadWrite = new AtomicBoolean();
+
+        final AtomicBoolean failNextReloadWrite = new AtomicBoolean();
 
         private final StringRedisTemplate redis;
 
@@ -337,6 +360,9 @@ class RedisDataLossRecoveryTests {
 
         @Override
         public long reload(QueueId queue, Map<Long, Long> executeTimes) {
+            if (this.failNextReloadWrite.compareAndSet(true, false)) {
+                throw new RedisSystemException("a reload's write failed", null);
+            }
             long earliest = super.reload(queue, executeTimes);
             if (this.flushAfterNextReloadWrite.compareAndSet(true, false)) {
                 this.redis.execute((RedisCallback<Void>) (connection) -> {
