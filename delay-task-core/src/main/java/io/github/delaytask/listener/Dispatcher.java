@@ -254,7 +254,8 @@ final class Dispatcher implements Runnable {
         try {
             result = this.claimer.claim(counts);
         }
-        catch (RuntimeException ex) {
+        catch (Throwable ex) {
+            // an Error too (a missing class, out of memory): its round's room kept would be lost for good
             reserved.values().forEach(Reservation::release);
             long retry = this.waiter.now() + TimeUnit.MILLISECONDS.toNanos(ERROR_PAUSE_MILLIS);
             counts.keySet().forEach((queue) -> this.queues.get(queue).claimed(retry));

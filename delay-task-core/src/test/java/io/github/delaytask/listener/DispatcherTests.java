@@ -279,6 +279,24 @@ class DispatcherTests {
     }
 
     @Test
+    void anErrorThrownByAClaimGivesBackItsRoomAndTheQueueIsClaimedFromAgainAfterAPause() throws InterruptedException {
+        listen(ORDERS);
+        for (int round = 0; round < 3; round++) {
+            this.broker.error = new NoClassDefFoundError("com/example/Missing");
+            long next = this.dispatcher.round();
+            assertThat(this.capacity.free).as("room after failed round %d", round).isEqualTo(100);
+            assertThat(next - this.nanos.get()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(Dispatcher.ERROR_PAUSE_MILLIS));
+            advance(Duration.ofMillis(Dispatcher.ERROR_PAUSE_MILLIS));
+        }
+        this.broker.error = null;
+        this.broker.answer(ORDERS, (count) -> batch(2, -1));
+        this.dispatcher.round();
+        assertThat(this.broker.calls).hasSize(4);
+        assertThat(this.started).hasSize(2);
+        assertThat(this.capacity.free).isEqualTo(98);
+    }
+
+    @Test
     void aQueueWhoseRedisClaimFailedIsTriedAgainAfterAPauseWhileTheOthersGoOn() throws InterruptedException {
         listen(ORDERS, MAILS);
         this.broker.failedQueue = MAILS;
@@ -343,6 +361,8 @@ class DispatcherTests {
 
         private RuntimeException failure;
 
+        private Error error;
+
         private QueueId failedQueue;
 
         void answer(QueueId queue, java.util.function.IntFunction<TaskBroker.Batch> answer) {
@@ -354,6 +374,9 @@ class DispatcherTests {
             this.calls.add(new LinkedHashMap<>(counts));
             if (this.failure != null) {
                 throw this.failure;
+            }
+            if (this.error != null) {
+                throw this.error;
             }
             Map<QueueId, TaskBroker.Batch> batches = new HashMap<>();
             Map<QueueId, RuntimeException> failed = new HashMap<>();
