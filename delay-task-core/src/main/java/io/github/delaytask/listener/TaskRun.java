@@ -83,13 +83,14 @@ final class TaskRun {
         this.events.handlerFinished(queue, System.nanoTime() - start, failure == null);
         boolean handedOver = false;
         try {
-            if (failure == null) {
+            if (this.workers.interruptedForShutdown()) {
+                // cut short by the shutdown rather than failed or done, also when the handler caught the interrupt
+                // and returned: the task is due again at once, its attempt not counted
+                this.broker.giveBack(List.of(task));
+            }
+            else if (failure == null) {
                 this.acknowledger.add(task, recordBy);
                 handedOver = true;
-            }
-            else if (this.workers.interruptedForShutdown()) {
-                // cut short by the shutdown rather than failed: the task is due again at once, its attempt not counted
-                this.broker.giveBack(List.of(task));
             }
             else {
                 if (!(failure instanceof RetryLaterException)) {
