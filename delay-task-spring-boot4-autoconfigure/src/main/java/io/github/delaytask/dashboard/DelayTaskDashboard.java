@@ -17,6 +17,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.Resource;
 import org.springframework.http.CacheControl;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
@@ -90,13 +91,25 @@ public class DelayTaskDashboard implements SmartInitializingSingleton {
             .replace("{{writable}}", Boolean.toString(link.writable()))
             .replace("{{problem}}", attribute((link.problem() != null) ? link.problem() : ""));
         return ServerResponse.ok()
+            .headers(DelayTaskDashboard::protect)
             .contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
             .cacheControl(CacheControl.noStore())
             .body(html);
     }
 
+    /**
+     * No other site may frame the page (clickjacking its Run now, Pause and Requeue buttons) nor have it read as
+     * another type, whether or not the application has Spring Security to say so.
+     */
+    private static void protect(HttpHeaders headers) {
+        headers.set("X-Frame-Options", "DENY");
+        headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+        headers.set("X-Content-Type-Options", "nosniff");
+    }
+
     private static ServerResponse asset(String name, String type) {
         return ServerResponse.ok()
+            .headers(DelayTaskDashboard::protect)
             .contentType(new MediaType(MediaType.parseMediaType(type), StandardCharsets.UTF_8))
             .cacheControl(CacheControl.noCache())
             .body(new ClassPathResource(ASSETS + name, DelayTaskDashboard.class.getClassLoader()));

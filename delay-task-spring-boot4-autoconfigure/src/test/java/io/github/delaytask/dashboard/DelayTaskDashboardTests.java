@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
@@ -38,6 +39,20 @@ class DelayTaskDashboardTests {
             .andExpect(status().isOk())
             .andExpect(content().string(containsString("<meta name=\"delay-task-endpoint\" content=\"\">")))
             .andExpect(content().string(containsString("port of its own (management.server.port=9091)")));
+    }
+
+    @Test
+    void noOtherSiteMayFrameThePageOrItsAssetsWithoutSpringSecurity() throws Exception {
+        DelayTaskDashboard dashboard = new DelayTaskDashboard("/delay-task", () -> new EndpointLink(null, false, null));
+        MockMvc mvc = MockMvcBuilders.routerFunctions(dashboard.routes()).build();
+        for (String path : new String[] { "/delay-task", "/delay-task/", "/delay-task/dashboard.js",
+                "/delay-task/dashboard.css" }) {
+            mvc.perform(get(path))
+                .andExpect(status().isOk())
+                .andExpect(header().string("X-Frame-Options", "DENY"))
+                .andExpect(header().string("Content-Security-Policy", "frame-ancestors 'none'"))
+                .andExpect(header().string("X-Content-Type-Options", "nosniff"));
+        }
     }
 
     @Test
