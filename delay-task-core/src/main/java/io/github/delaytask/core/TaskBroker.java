@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -166,6 +167,29 @@ public class TaskBroker {
                     claim.paused() && claim.taskIds().isEmpty()));
         }
         return new Batches(batches, claims.failed());
+    }
+
+    /**
+     * Extend the leases of claimed tasks whose handlers still run on this instance: in Redis, one round trip for all
+     * their queues, so that no claim hands them out again; then in the database, one statement, which is what fences
+     * them. The database's leases are extended even when Redis fails: a Redis that comes back must not have them
+     * taken over while their handlers run.
+     * @return how many the database extended; the others lost their claim meanwhile
+     */
+    public int renewLeases(Collection<StoredTask> running) {
+        Map<QueueId, List<Long>> byQueue = new LinkedHashMap<>();
+        for (StoredTask task : running) {
+            byQueue.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task.taskId());
+        }
+        long now;
+        try {
+            now = this.queues.extendLeases(byQueue, this.lease);
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not extend the leases of " + running.size() + " running task(s) in Redis", ex);
+            now = this.clock.millis();
+        }
+        return this.store.renewLeases(running, now + this.lease.toMillis());
     }
 
     /** Stop claims of the queue on every instance: {@link TaskQueues#pause}. */

@@ -51,6 +51,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private Acknowledger acknowledger;
 
+    private Leases leases;
+
     private volatile boolean running;
 
     public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
@@ -87,6 +89,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.events.handlerPoolStarted(pool.executor());
         this.acknowledger = new Acknowledger(this.broker, pool::recorded, pool::handlersWaitToStart);
         this.acknowledger.start();
+        this.leases = new Leases(this.broker::renewLeases, this.settings.lease().toNanos());
+        this.leases.start();
         Dispatcher started = new Dispatcher(this.broker::claimAll, pool,
                 (queue, task, reservation, startBy, recordBy) -> start(pool, queue, task, reservation, startBy,
                         recordBy),
@@ -94,7 +98,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         for (ListenerEndpoint endpoint : endpoints) {
             TaskRun run = new TaskRun(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
                     endpoint.retryPolicy(this.settings.retryPolicy()), this.broker, pool, this.acknowledger,
-                    this.events, this.observations);
+                    this.events, this.observations, this.leases);
             started.listen(endpoint.queue(), run, endpoint.concurrency());
         }
         this.dispatcher = started;
@@ -145,12 +149,19 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
+        finally {
+            // after the handlers: those that ran on into the shutdown kept their tasks until they ended
+            if (this.leases != null) {
+                this.leases.stop();
+            }
+        }
         if (this.workers != null) {
             this.events.handlerPoolStopped(this.workers.executor());
         }
         this.dispatcher = null;
         this.workers = null;
         this.acknowledger = null;
+        this.leases = null;
     }
 
     @Override

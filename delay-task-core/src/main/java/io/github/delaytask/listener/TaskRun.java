@@ -37,8 +37,11 @@ final class TaskRun {
 
     private final TaskObservations observations;
 
+    private final Leases leases;
+
     TaskRun(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy, TaskBroker broker,
-            WorkerPool workers, Acknowledger acknowledger, TaskEvents events, TaskObservations observations) {
+            WorkerPool workers, Acknowledger acknowledger, TaskEvents events, TaskObservations observations,
+            Leases leases) {
         this.endpoint = endpoint;
         this.invoker = invoker;
         this.retryPolicy = retryPolicy;
@@ -47,6 +50,7 @@ final class TaskRun {
         this.acknowledger = acknowledger;
         this.events = events;
         this.observations = observations;
+        this.leases = leases;
     }
 
     /**
@@ -74,12 +78,21 @@ final class TaskRun {
         }
     }
 
-    private void handle(StoredTask task, long recordBy) {
+    private void handle(StoredTask task, long claimedUntil) {
         QueueId queue = task.queue();
         this.events.handlerStarting(queue, task.executeTime());
         long start = System.nanoTime();
-        Throwable failure = this.observations.observeHandler(task.taskType(), task.priority(), task.taskId(),
-                task.attempt(), task.traceContext(), () -> this.invoker.invoke(task.toDelayTask()));
+        Leases.Lease lease = this.leases.started(task, claimedUntil);
+        Throwable failure;
+        try {
+            failure = this.observations.observeHandler(task.taskType(), task.priority(), task.taskId(),
+                    task.attempt(), task.traceContext(), () -> this.invoker.invoke(task.toDelayTask()));
+        }
+        finally {
+            this.leases.ended(lease);
+        }
+        // extended while the handler ran
+        long recordBy = lease.recordBy();
         this.events.handlerFinished(queue, System.nanoTime() - start, failure == null);
         boolean handedOver = false;
         try {

@@ -62,6 +62,8 @@ public class TaskQueues {
 
     private final RedisScript<Long> abortRecoveryScript = Scripts.load("abort-recovery", Long.class);
 
+    private final RedisScript<List<String>> extendLeasesScript = Scripts.load("extend-leases", Scripts.STRING_LIST);
+
     public TaskQueues(StringRedisTemplate redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
@@ -350,6 +352,61 @@ public class TaskQueues {
             }
         }
         return marked;
+    }
+
+    /**
+     * Extend the leases of tasks in flight whose handlers still run here: each queue's ids in one script, the scripts
+     * of all the queues sent at once ({@link AsyncScripts}).
+     * @param taskIds the ids of each queue
+     * @param lease the new length of their leases, from the servers' time now
+     * @return the earliest server time the new leases count from (on a Cluster the servers' clocks differ a little)
+     */
+    public long extendLeases(Map<QueueId, ? extends Collection<Long>> taskIds, Duration lease) {
+        List<QueueId> order = new ArrayList<>(taskIds.keySet());
+        List<Object> results = null;
+        if (order.size() > 1 && LETTUCE) {
+            List<byte[][]> keys = new ArrayList<>(order.size());
+            List<byte[][]> args = new ArrayList<>(order.size());
+            for (QueueId queue : order) {
+                keys.add(bytes(new Object[] { this.keys.inFlight(queue) }));
+                args.add(bytes(extendArgs(taskIds.get(queue), lease)));
+            }
+            results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts
+                .runAll(connection, this.extendLeasesScript.getSha1(), keys, args, this.commandTimeoutMillis));
+        }
+        long earliest = Long.MAX_VALUE;
+        for (int i = 0; i < order.size(); i++) {
+            Object result = (results != null && i < results.size()) ? results.get(i) : null;
+            if (result instanceof Exception ex && !isNoScript(ex)) {
+                throw (ex instanceof DataAccessException translated) ? translated
+                        : new RedisSystemException("Extending leases failed: " + ex.getMessage(), ex);
+            }
+            List<String> answer;
+            if (result instanceof List<?>) {
+                answer = strings(result);
+            }
+            else {
+                // one queue, a server that did not know the script yet, or a connection that is not Lettuce's
+                QueueId queue = order.get(i);
+                answer = this.redis.execute(this.extendLeasesScript, List.of(this.keys.inFlight(queue)),
+                        extendArgs(taskIds.get(queue), lease));
+            }
+            if (answer == null || answer.isEmpty()) {
+                throw new RedisSystemException("Unexpected answer " + answer + " when extending leases", null);
+            }
+            earliest = Math.min(earliest, Long.parseLong(answer.get(0)));
+        }
+        return earliest;
+    }
+
+    private static Object[] extendArgs(Collection<Long> taskIds, Duration lease) {
+        Object[] args = new Object[taskIds.size() + 1];
+        args[0] = Long.toString(lease.toMillis());
+        int i = 1;
+        for (Long taskId : taskIds) {
+            args[i++] = Long.toString(taskId);
+        }
+        return args;
     }
 
     /**

@@ -91,6 +91,16 @@ public interface TaskStore {
     List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil);
 
     /**
+     * Extend the leases of claimed tasks whose handlers still run, in one statement: a task keeps its version, so
+     * that its claim can still finish it, and one whose version moved on (another consumer took it over, or it was
+     * requeued) is left alone.
+     * @param running the claims of the tasks
+     * @param leaseUntil the new end of their leases, epoch ms of the clock claims use
+     * @return how many leases were extended
+     */
+    int renewLeases(Collection<StoredTask> running, long leaseUntil);
+
+    /**
      * Finish a claimed task: it leaves {@code taskinfo} and its log gets the given final status.
      * @param claimed the task as returned by a successful claim
      * @param status {@link TaskStatus#EXECUTED}

@@ -71,6 +71,8 @@ public abstract class AbstractTaskOutcomeTests {
 
     static final int COUNTED = 45;
 
+    static final int LONG = 46;
+
     static final int NO_LISTENER = 49;
 
     private TestBackend backend;
@@ -164,7 +166,8 @@ public abstract class AbstractTaskOutcomeTests {
     void anAcknowledgementOfARunThatOutlivedItsLeaseNeverFinishesTheTaskAfterItWasRequeued() {
         String[] oneAtATime = { "delay-task.lease=1s", "delay-task.listener.concurrency=1",
                 "delay-task.listener.prefetch=0" };
-        this.runner.withPropertyValues(oneAtATime).run((first) -> {
+        // the first instance cannot extend its lease, as one that stalled or was cut off
+        this.runner.withPropertyValues(oneAtATime).withUserConfiguration(NoLeaseRenewals.class).run((first) -> {
             Listeners a = first.getBean(Listeners.class);
             long id = first.getBean(DelayTaskService.class).addTask(DelayTask.builder(BLOCKING).build());
             await().atMost(Duration.ofSeconds(10)).until(() -> a.blockingStarted.getCount() == 0);
@@ -188,6 +191,20 @@ public abstract class AbstractTaskOutcomeTests {
                 await().atMost(Duration.ofSeconds(10)).until(() -> status(third, id) == TaskStatus.EXECUTED);
             });
         });
+    }
+
+    @Test
+    void aHandlerThatRunsForThreeLeasesRunsOnceWhileAnotherInstanceListensToo() {
+        String[] shortLease = { "delay-task.lease=1s", "test.long.millis=3000" };
+        this.runner.withPropertyValues(shortLease).run((first) -> this.runner.withPropertyValues(shortLease)
+            .run((second) -> {
+                long id = first.getBean(DelayTaskService.class).addTask(DelayTask.builder(LONG).build());
+                await().atMost(Duration.ofSeconds(20)).until(() -> status(first, id) == TaskStatus.EXECUTED);
+                List<Long> runs = new java.util.ArrayList<>(first.getBean(Listeners.class).longRuns);
+                runs.addAll(second.getBean(Listeners.class).longRuns);
+                assertThat(runs).as("runs on either instance").containsExactly(id);
+                assertThat(attempts(first, id)).isEqualTo(1);
+            }));
     }
 
     @Test
@@ -456,6 +473,18 @@ public abstract class AbstractTaskOutcomeTests {
             TimeUnit.MILLISECONDS.sleep(100);
         }
 
+        final List<Long> longRuns = new CopyOnWriteArrayList<>();
+
+        @Value("${test.long.millis:0}")
+        long longMillis;
+
+        @DelayTaskListener(taskType = LONG)
+        void longRunning(DelayTask task) throws InterruptedException {
+            this.longRuns.add(task.getTaskId());
+            // the work of a handler that runs for several leases, not a wait for anything
+            TimeUnit.MILLISECONDS.sleep(this.longMillis);
+        }
+
         @DelayTaskListener(taskType = BLOCKING)
         void blocking(DelayTask task) throws InterruptedException {
             if (this.blockingFails) {
@@ -491,6 +520,51 @@ public abstract class AbstractTaskOutcomeTests {
         void dead(DeadTaskEvent event) {
             this.heard.incrementAndGet();
             throw new IllegalStateException("the alerting system is down");
+        }
+
+    }
+
+    /** Fails every extension of a lease, in Redis and in the database, as for an instance that stalled or was cut off. */
+    @Configuration(proxyBeanMethods = false)
+    static class NoLeaseRenewals {
+
+        @Bean
+        TaskQueues queuesWithoutLeaseRenewals(StringRedisTemplate redis, RedisKeys keys) {
+            return new TaskQueues(redis, keys) {
+
+                @Override
+                public long extendLeases(java.util.Map<QueueId, ? extends java.util.Collection<Long>> taskIds,
+                        Duration lease) {
+                    throw new org.springframework.data.redis.RedisConnectionFailureException("cut off");
+                }
+
+            };
+        }
+
+        @Bean
+        static BeanPostProcessor storeWithoutLeaseRenewals() {
+            return new BeanPostProcessor() {
+
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (!(bean instanceof TaskStore store)) {
+                        return bean;
+                    }
+                    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
+                            (proxy, method, args) -> {
+                                if (method.getName().equals("renewLeases")) {
+                                    throw new org.springframework.dao.DataAccessResourceFailureException("cut off");
+                                }
+                                try {
+                                    return method.invoke(store, args);
+                                }
+                                catch (InvocationTargetException ex) {
+                                    throw ex.getCause();
+                                }
+                            });
+                }
+
+            };
         }
 
     }

@@ -386,6 +386,28 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
+    public int renewLeases(Collection<StoredTask> running, long leaseUntil) {
+        if (running.isEmpty()) {
+            return 0;
+        }
+        // the ids lead every database to the primary key; the pairs then keep to the claims still held
+        StringJoiner ids = new StringJoiner(", ", "UPDATE taskinfo SET lease_until = ? WHERE task_id IN (", ")");
+        StringJoiner claims = new StringJoiner(", ", " AND (task_id, version) IN (", ") AND lease_until IS NOT NULL");
+        List<Object> args = new ArrayList<>(1 + running.size() * 3);
+        args.add(leaseUntil);
+        for (StoredTask task : running) {
+            ids.add("?");
+            args.add(task.taskId());
+        }
+        for (StoredTask task : running) {
+            claims.add("(?, ?)");
+            args.add(task.taskId());
+            args.add(task.version());
+        }
+        return this.jdbc.update(ids + claims.toString(), args.toArray());
+    }
+
+    @Override
     public boolean finish(StoredTask claimed, TaskStatus status, String error) {
         Boolean finished = this.transactions.execute((tx) -> {
             int deleted = this.tasks.delete(Wrappers.<TaskInfo>query()
