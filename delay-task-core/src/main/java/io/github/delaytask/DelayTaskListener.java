@@ -54,4 +54,13 @@ public @interface DelayTaskListener {
      */
     String concurrency() default "";
 
+    /**
+     * Longest run of the handler, such as {@code 5m} or {@code ${orders.timeout}}; empty for
+     * {@code delay-task.listener.timeout}. Past it, the handler's thread is interrupted and the run counts as a
+     * failed attempt, retried after the back-off and {@link TaskStatus#DEAD} after {@link #maxAttempts()}, with an
+     * error that says it timed out. A handler that ignores the interrupt keeps its thread until it returns: it is
+     * logged with its thread's stack and shown in the health details.
+     */
+    String timeout() default "";
+
 }

@@ -49,6 +49,16 @@ final class CompositeTaskEvents implements TaskEvents {
     }
 
     @Override
+    public void handlerTimedOut(QueueId queue) {
+        this.delegates.forEach((events) -> events.handlerTimedOut(queue));
+    }
+
+    @Override
+    public void handlerIgnoredTimeout(QueueId queue) {
+        this.delegates.forEach((events) -> events.handlerIgnoredTimeout(queue));
+    }
+
+    @Override
     public void handlerPoolStarted(ThreadPoolExecutor pool) {
         this.delegates.forEach((events) -> events.handlerPoolStarted(pool));
     }

@@ -84,6 +84,21 @@ public interface TaskEvents {
     default void died(StoredTask task, String lastError, Throwable cause) {
     }
 
+    /**
+     * A listener's handler ran past its timeout: it was interrupted, and the run counts as failed.
+     * @param queue the task's queue
+     */
+    default void handlerTimedOut(QueueId queue) {
+    }
+
+    /**
+     * A handler that was interrupted for its timeout still ran a while later: it ignored the interrupt, and keeps its
+     * thread until it returns.
+     * @param queue the task's queue
+     */
+    default void handlerIgnoredTimeout(QueueId queue) {
+    }
+
     /** The pool of handler threads was created, when the listeners start. */
     default void handlerPoolStarted(ThreadPoolExecutor pool) {
     }

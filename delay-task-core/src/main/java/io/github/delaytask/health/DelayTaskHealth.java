@@ -165,6 +165,11 @@ public class DelayTaskHealth implements SmartLifecycle {
             methods.add(listener);
         });
         details.put("methods", methods);
+        List<Map<String, Object>> stuck = listeners.stuckHandlers();
+        if (!stuck.isEmpty()) {
+            // handlers that ignored the interrupt of their timeout: each holds a thread of the pool
+            details.put("stuckHandlers", stuck);
+        }
         return details;
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.redis.QueueId;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -67,7 +68,7 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         ListenerEndpoint endpoint = new ListenerEndpoint(new QueueId(annotation.taskType(), annotation.priority()),
                 bean, beanName, invocable);
         endpoint = new ListenerEndpoint(endpoint.queue(), bean, beanName, invocable, retryOverrides(endpoint,
-                annotation), concurrency(endpoint, annotation.concurrency()));
+                annotation), concurrency(endpoint, annotation.concurrency()), timeout(endpoint, annotation.timeout()));
         if (annotation.taskType() < 0 || annotation.taskType() > DelayTask.MAX_TYPE || annotation.priority() < 0
                 || annotation.priority() > DelayTask.MAX_PRIORITY) {
             throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has taskType "
@@ -119,6 +120,15 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
                     + ", which is not a whole number of at least 1 (leave it empty for no limit of its own)");
         }
         return concurrency;
+    }
+
+    private @Nullable Duration timeout(ListenerEndpoint endpoint, String value) {
+        Duration timeout = duration(endpoint, "timeout", value);
+        if (timeout != null && timeout.isZero()) {
+            throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has timeout '"
+                    + value + "'; a timeout must be longer than 0");
+        }
+        return timeout;
     }
 
     private String resolve(String value) {

@@ -51,7 +51,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private Acknowledger acknowledger;
 
-    private Leases leases;
+    private volatile Leases leases;
 
     private volatile boolean running;
 
@@ -89,7 +89,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.events.handlerPoolStarted(pool.executor());
         this.acknowledger = new Acknowledger(this.broker, pool::recorded, pool::handlersWaitToStart);
         this.acknowledger.start();
-        this.leases = new Leases(this.broker::renewLeases, this.settings.lease().toNanos());
+        this.leases = new Leases(this.broker::renewLeases, this.settings.lease().toNanos(), this.events);
         this.leases.start();
         Dispatcher started = new Dispatcher(this.broker::claimAll, pool,
                 (queue, task, reservation, startBy, recordBy) -> start(pool, queue, task, reservation, startBy,
@@ -98,7 +98,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         for (ListenerEndpoint endpoint : endpoints) {
             TaskRun run = new TaskRun(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
                     endpoint.retryPolicy(this.settings.retryPolicy()), this.broker, pool, this.acknowledger,
-                    this.events, this.observations, this.leases);
+                    this.events, this.observations, this.leases, endpoint.timeout(this.settings.timeout()));
             started.listen(endpoint.queue(), run, endpoint.concurrency());
         }
         this.dispatcher = started;
@@ -167,6 +167,24 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return this.running;
+    }
+
+    /**
+     * The handlers that ran past their timeout, ignored its interrupt and still run, each with its task and thread.
+     */
+    public List<Map<String, Object>> stuckHandlers() {
+        Leases current = this.leases;
+        if (current == null) {
+            return List.of();
+        }
+        return current.stuck().stream().map((lease) -> {
+            Map<String, Object> handler = new LinkedHashMap<>();
+            handler.put("taskId", lease.task().taskId());
+            handler.put("taskType", lease.task().taskType());
+            handler.put("priority", lease.task().priority());
+            handler.put("thread", lease.thread().getName());
+            return handler;
+        }).toList();
     }
 
     /** The queues that have a listener here. */

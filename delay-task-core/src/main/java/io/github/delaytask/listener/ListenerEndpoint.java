@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.redis.QueueId;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One {@code @DelayTaskListener} method of one bean, with the queue it handles.
@@ -13,12 +14,18 @@ import io.github.delaytask.redis.QueueId;
  * @param method the method to invoke on the bean
  * @param retry the retry attributes of its annotation, applied over the defaults
  * @param concurrency most tasks of the listener held at once by an instance; 0 for no limit of its own
+ * @param timeout longest run of its handler, or null for the listeners' default
  */
 record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method, RetryOverrides retry,
-        int concurrency) {
+        int concurrency, java.time.@Nullable Duration timeout) {
 
     ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method) {
-        this(queue, bean, beanName, method, RetryOverrides.NONE, 0);
+        this(queue, bean, beanName, method, RetryOverrides.NONE, 0, null);
+    }
+
+    /** The longest run of its handler: its own, or the given default. */
+    java.time.Duration timeout(java.time.Duration defaultTimeout) {
+        return (this.timeout != null) ? this.timeout : defaultTimeout;
     }
 
     RetryPolicy retryPolicy(RetryPolicy defaults) {

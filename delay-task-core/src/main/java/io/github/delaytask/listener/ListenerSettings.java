@@ -19,9 +19,14 @@ import org.springframework.util.Assert;
  * threads
  * @param idleLook longest wait between looks at a queue that holds nothing due: the poll interval without wake-ups,
  * longer with them, as they tell of every task scheduled to be due sooner
+ * @param timeout longest run of a handler whose listener sets none of its own
  */
 public record ListenerSettings(int concurrency, int prefetch, int batchSize, Duration pollInterval,
-        Duration shutdownTimeout, Duration lease, RetryPolicy retryPolicy, boolean virtualThreads, Duration idleLook) {
+        Duration shutdownTimeout, Duration lease, RetryPolicy retryPolicy, boolean virtualThreads, Duration idleLook,
+        Duration timeout) {
+
+    /** The longest run of a handler unless set otherwise: long enough for exports, reports and slow partners. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
 
     /** Settings that look at an idle queue every poll interval. */
     public ListenerSettings(int concurrency, int prefetch, int batchSize, Duration pollInterval,
@@ -30,12 +35,21 @@ public record ListenerSettings(int concurrency, int prefetch, int batchSize, Dur
                 pollInterval);
     }
 
+    /** Settings with the default timeout of handlers. */
+    public ListenerSettings(int concurrency, int prefetch, int batchSize, Duration pollInterval,
+            Duration shutdownTimeout, Duration lease, RetryPolicy retryPolicy, boolean virtualThreads,
+            Duration idleLook) {
+        this(concurrency, prefetch, batchSize, pollInterval, shutdownTimeout, lease, retryPolicy, virtualThreads,
+                idleLook, DEFAULT_TIMEOUT);
+    }
+
     public ListenerSettings {
         Assert.isTrue(concurrency >= 1, "delay-task.listener.concurrency must be at least 1");
         Assert.isTrue(prefetch >= 0, "delay-task.listener.prefetch must not be negative");
         Assert.isTrue(batchSize >= 1, "delay-task.listener.batch-size must be at least 1");
         Assert.isTrue(pollInterval.toMillis() >= 1, "delay-task.listener.poll-interval must be at least 1ms");
         Assert.isTrue(!shutdownTimeout.isNegative(), "delay-task.shutdown-timeout must not be negative");
+        Assert.isTrue(timeout.toMillis() >= 1, "delay-task.listener.timeout must be at least 1ms");
         Assert.isTrue(idleLook.compareTo(pollInterval) >= 0,
                 "delay-task.listener.idle-poll-interval must not be shorter than delay-task.listener.poll-interval");
     }

@@ -1,7 +1,9 @@
 package io.github.delaytask.listener;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.core.RetryPolicy;
@@ -39,9 +41,11 @@ final class TaskRun {
 
     private final Leases leases;
 
+    private final Duration timeout;
+
     TaskRun(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy, TaskBroker broker,
             WorkerPool workers, Acknowledger acknowledger, TaskEvents events, TaskObservations observations,
-            Leases leases) {
+            Leases leases, Duration timeout) {
         this.endpoint = endpoint;
         this.invoker = invoker;
         this.retryPolicy = retryPolicy;
@@ -51,6 +55,7 @@ final class TaskRun {
         this.events = events;
         this.observations = observations;
         this.leases = leases;
+        this.timeout = timeout;
     }
 
     /**
@@ -82,21 +87,27 @@ final class TaskRun {
         QueueId queue = task.queue();
         this.events.handlerStarting(queue, task.executeTime());
         long start = System.nanoTime();
-        Leases.Lease lease = this.leases.started(task, claimedUntil);
-        Throwable failure;
+        Leases.Lease lease = this.leases.started(task, claimedUntil, this.timeout, this::recordTimeout);
+        Throwable failure = null;
+        boolean timedOut;
         try {
             failure = this.observations.observeHandler(task.taskType(), task.priority(), task.taskId(),
                     task.attempt(), task.traceContext(), () -> this.invoker.invoke(task.toDelayTask()));
         }
         finally {
-            this.leases.ended(lease);
+            timedOut = this.leases.ended(lease);
         }
         // extended while the handler ran
         long recordBy = lease.recordBy();
-        this.events.handlerFinished(queue, System.nanoTime() - start, failure == null);
+        this.events.handlerFinished(queue, System.nanoTime() - start, failure == null && !timedOut);
         boolean handedOver = false;
         try {
-            if (this.workers.interruptedForShutdown()) {
+            if (timedOut) {
+                // recorded as a failure when it timed out; the interrupt it may still carry must not reach the next
+                // task of this thread
+                Thread.interrupted();
+            }
+            else if (this.workers.interruptedForShutdown()) {
                 // cut short by the shutdown rather than failed or done, also when the handler caught the interrupt
                 // and returned: the task is due again at once, its attempt not counted
                 this.broker.giveBack(List.of(task));
@@ -125,6 +136,17 @@ final class TaskRun {
                 this.workers.recorded(1);
             }
         }
+    }
+
+    /** The handler ran past its timeout and was interrupted: the run counts as a failed attempt. */
+    private void recordTimeout(StoredTask task, Duration timeout, StackTraceElement[] where) {
+        TimeoutException error = new TimeoutException("The handler " + this.endpoint.describe() + " of task "
+                + task.taskId() + " ran longer than its timeout of " + timeout + " and was interrupted");
+        // where it was when it timed out, which the task's last error then shows
+        error.setStackTrace(where);
+        logger.warn("Task " + task.taskId() + " timed out in " + this.endpoint.describe() + " (attempt "
+                + task.attempt() + " of " + this.retryPolicy.maxAttempts() + ")", error);
+        this.broker.fail(task, error, this.retryPolicy);
     }
 
     /** Record a failed run, trying again while the database may come back and the lease allows. */

@@ -82,6 +82,22 @@ public class MicrometerTaskEvents implements TaskEvents {
     }
 
     @Override
+    public void handlerTimedOut(QueueId queue) {
+        QueueMeters queueMeters = this.meters.of(queue);
+        if (queueMeters != null) {
+            queueMeters.timeouts(false).increment();
+        }
+    }
+
+    @Override
+    public void handlerIgnoredTimeout(QueueId queue) {
+        QueueMeters queueMeters = this.meters.of(queue);
+        if (queueMeters != null) {
+            queueMeters.timeouts(true).increment();
+        }
+    }
+
+    @Override
     public void handlerPoolStarted(ThreadPoolExecutor pool) {
         // a pool of an earlier start may have left its meters, which would keep reading it
         handlerPoolStopped(pool);

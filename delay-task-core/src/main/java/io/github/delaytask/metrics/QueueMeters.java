@@ -28,6 +28,10 @@ final class QueueMeters {
 
     static final String LATENESS = "delaytask.lateness";
 
+    static final String TIMEOUTS = "delaytask.listener.timeouts";
+
+    static final String IGNORED_TIMEOUTS = "delaytask.listener.timeouts.ignored";
+
     static final String LISTENER = "delaytask.listener";
 
     static final String QUEUE_SIZE = "delaytask.queue.size";
@@ -41,6 +45,10 @@ final class QueueMeters {
     private final Map<TaskEvents.Outcome, Counter> completed = new EnumMap<>(TaskEvents.Outcome.class);
 
     private final Counter redelivered;
+
+    private final Counter timedOut;
+
+    private final Counter ignoredTimeout;
 
     private final Timer lateness;
 
@@ -71,6 +79,15 @@ final class QueueMeters {
         }
         this.redelivered = Counter.builder(REDELIVERED)
             .description("Claimed tasks made due again because their lease ran out")
+            .tags(tags)
+            .register(registry);
+        this.timedOut = Counter.builder(TIMEOUTS)
+            .description("Handler runs that ran past their timeout, were interrupted and counted as failed")
+            .tags(tags)
+            .register(registry);
+        this.ignoredTimeout = Counter.builder(IGNORED_TIMEOUTS)
+            .description("Handler runs that still ran a while after the interrupt of their timeout, each holding a "
+                    + "handler thread until it returns")
             .tags(tags)
             .register(registry);
         this.lateness = Timer.builder(LATENESS)
@@ -123,6 +140,11 @@ final class QueueMeters {
 
     Timer lateness() {
         return this.lateness;
+    }
+
+    /** Runs that timed out, or those of them that then ignored the interrupt. */
+    Counter timeouts(boolean ignored) {
+        return ignored ? this.ignoredTimeout : this.timedOut;
     }
 
     /** The timer of handler runs; null while the {@code delaytask.listener} observation times them. */

@@ -271,7 +271,7 @@ final class DelayTaskConfigurations {
                     : listener.getPollInterval();
             ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                     listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
-                    properties.getLease(), retryPolicy, virtualThreads(environment), idleLook);
+                    properties.getLease(), retryPolicy, virtualThreads(environment), idleLook, listener.getTimeout());
             return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings, events(events),
                     observations);
         }

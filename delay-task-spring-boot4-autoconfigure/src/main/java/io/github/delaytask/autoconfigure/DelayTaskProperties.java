@@ -2,6 +2,7 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.delaytask.listener.ListenerSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -320,6 +321,20 @@ public class DelayTaskProperties {
          * their lease ran out or sees a loss of Redis data. Should be the same on every instance.
          */
         private Duration idlePollInterval = Duration.ofSeconds(30);
+
+        /**
+         * Longest run of a handler whose @DelayTaskListener sets no timeout of its own. Past it, the handler's thread
+         * is interrupted and the run counts as a failed attempt.
+         */
+        private Duration timeout = ListenerSettings.DEFAULT_TIMEOUT;
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
 
         public boolean isEnabled() {
             return this.enabled;

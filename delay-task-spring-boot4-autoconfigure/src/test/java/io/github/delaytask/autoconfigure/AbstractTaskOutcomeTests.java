@@ -73,6 +73,8 @@ public abstract class AbstractTaskOutcomeTests {
 
     static final int LONG = 46;
 
+    static final int HANGING = 47;
+
     static final int NO_LISTENER = 49;
 
     private TestBackend backend;
@@ -205,6 +207,29 @@ public abstract class AbstractTaskOutcomeTests {
                 assertThat(runs).as("runs on either instance").containsExactly(id);
                 assertThat(attempts(first, id)).isEqualTo(1);
             }));
+    }
+
+    @Test
+    void aHandlerThatNeverReturnsEndsDeadAfterMaxAttemptsTimeoutsWhileOtherListenersKeepRunning() {
+        this.runner.run((context) -> {
+            Listeners listeners = context.getBean(Listeners.class);
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            try {
+                long hanging = service.addTask(DelayTask.builder(HANGING).build());
+                await().atMost(Duration.ofSeconds(15)).until(() -> status(context, hanging) == TaskStatus.DEAD);
+                TaskDetails dead = service.findTask(hanging).orElseThrow();
+                assertThat(dead.attempts()).isEqualTo(2);
+                assertThat(dead.lastError()).contains("TimeoutException")
+                    .contains("ran longer than its timeout of PT0.3S and was interrupted")
+                    .contains("hanging");
+                assertThat(listeners.hangingRuns).as("runs, each still holding its thread").hasValue(2);
+                long counted = service.addTask(DelayTask.builder(COUNTED).build());
+                await().atMost(Duration.ofSeconds(10)).until(() -> status(context, counted) == TaskStatus.EXECUTED);
+            }
+            finally {
+                listeners.releaseHanging.countDown();
+            }
+        });
     }
 
     @Test
@@ -483,6 +508,24 @@ public abstract class AbstractTaskOutcomeTests {
             this.longRuns.add(task.getTaskId());
             // the work of a handler that runs for several leases, not a wait for anything
             TimeUnit.MILLISECONDS.sleep(this.longMillis);
+        }
+
+        final AtomicInteger hangingRuns = new AtomicInteger();
+
+        final CountDownLatch releaseHanging = new CountDownLatch(1);
+
+        /** Ignores the interrupt of its timeout, as a call without a read timeout does, until the test ends. */
+        @DelayTaskListener(taskType = HANGING, maxAttempts = 2, timeout = "${test.hanging.timeout:300ms}")
+        void hanging(DelayTask task) {
+            this.hangingRuns.incrementAndGet();
+            while (this.releaseHanging.getCount() > 0) {
+                try {
+                    this.releaseHanging.await();
+                }
+                catch (InterruptedException ex) {
+                    // ignored
+                }
+            }
         }
 
         @DelayTaskListener(taskType = BLOCKING)

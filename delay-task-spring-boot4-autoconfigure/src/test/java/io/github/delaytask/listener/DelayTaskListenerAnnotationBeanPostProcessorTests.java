@@ -1,6 +1,7 @@
 package io.github.delaytask.listener;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -132,6 +133,28 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
                 .hasMessageContaining("('many'), which is not a whole number of at least 1"));
     }
 
+    @Test
+    void aTimeoutFromAPlaceholderIsTheListenersOwnAndOneThatIsNotAPositiveDurationFailsStartUpNamingTheMethod() {
+        this.contextRunner.withBean("slow", Slow.class)
+            .withPropertyValues("partner.timeout=5m")
+            .run((context) -> assertThat(context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class)
+                .endpoints()).singleElement()
+                .satisfies((endpoint) -> assertThat(endpoint.timeout()).isEqualTo(Duration.ofMinutes(5))));
+        this.contextRunner.withBean("slow", Slow.class)
+            .withPropertyValues("partner.timeout=0s")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("'slow'")
+                .hasMessageContaining(Slow.class.getName() + ".handle")
+                .hasMessageContaining("timeout '${partner.timeout}'; a timeout must be longer than 0"));
+        this.contextRunner.withBean("slow", Slow.class)
+            .withPropertyValues("partner.timeout=soon")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .hasStackTraceContaining("has timeout '${partner.timeout}', which is not a duration such as 30s"));
+    }
+
     private ListenerMethodInvoker invoker(Object bean, String methodName) {
         java.lang.reflect.Method method = java.util.Arrays.stream(bean.getClass().getDeclaredMethods())
             .filter((candidate) -> candidate.getName().equals(methodName))
@@ -253,6 +276,14 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
     static class SameQueueTwo {
 
         @DelayTaskListener(taskType = 11)
+        void handle(DelayTask task) {
+        }
+
+    }
+
+    static class Slow {
+
+        @DelayTaskListener(taskType = 12, timeout = "${partner.timeout}")
         void handle(DelayTask task) {
         }
 
