@@ -5,8 +5,9 @@ package io.github.delaytask;
  * {@link TaskStatus#DEAD}: an {@code @EventListener} method that takes it can alert someone, or compensate, without
  * polling {@link DelayTaskService#findDeadTasks(int, int)}.
  * <p>
- * Published once per death, on the instance whose handler failed last and on that handler's thread, after the
- * database committed: a slow listener holds up that thread (make it {@code @Async} for slow work), and one that
+ * Published once per death, on the instance whose handler failed last, after the database committed, on the thread
+ * that recorded it: the handler's, or the starter's timeout thread for a handler that ran past its timeout. A slow
+ * listener holds up that thread (make it {@code @Async} for slow work), and one that
  * throws changes nothing of the task (its exception is logged). A dead task that is requeued and dies again is
  * published again. Nothing is published for a task that died on an instance that stopped before it could publish.
  *

@@ -170,26 +170,27 @@ public class TaskBroker {
     }
 
     /**
-     * Extend the leases of claimed tasks whose handlers still run on this instance: in Redis, one round trip for all
-     * their queues, so that no claim hands them out again; then in the database, one statement, which is what fences
-     * them. The database's leases are extended even when Redis fails: a Redis that comes back must not have them
-     * taken over while their handlers run.
+     * Extend the leases of claimed tasks whose handlers still run on this instance: first in the database, one
+     * statement, which is what fences them, so that a Redis that hangs cannot hold it up; then in Redis, one round
+     * trip for all their queues, so that no claim hands them out again meanwhile.
      * @return how many the database extended; the others lost their claim meanwhile
      */
     public int renewLeases(Collection<StoredTask> running) {
+        // this instance's clock, where claims compare with Redis's: one behind leaves a lease as it was rather than
+        // shorten it, and one ahead holds the task of a dead instance that much longer
+        int renewed = this.store.renewLeases(running, this.clock.millis() + this.lease.toMillis());
         Map<QueueId, List<Long>> byQueue = new LinkedHashMap<>();
         for (StoredTask task : running) {
             byQueue.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task.taskId());
         }
-        long now;
         try {
-            now = this.queues.extendLeases(byQueue, this.lease);
+            this.queues.extendLeases(byQueue, this.lease);
         }
         catch (RuntimeException ex) {
+            // the database holds the tasks: a claim Redis hands them to finds them leased
             logger.debug("Could not extend the leases of " + running.size() + " running task(s) in Redis", ex);
-            now = this.clock.millis();
         }
-        return this.store.renewLeases(running, now + this.lease.toMillis());
+        return renewed;
     }
 
     /** Stop claims of the queue on every instance: {@link TaskQueues#pause}. */

@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The leases of the tasks whose handlers run on this instance, extended while they run: a handler that runs longer
- * than {@code delay-task.lease} runs once, as long as its instance lives. Every third of a lease, the leases of the
- * handlers that have run for a third of one or more are extended by a lease, all of them in one Redis round trip and
- * one statement. An instance that dies extends nothing, and its tasks are delivered again within one lease.
+ * than {@code delay-task.lease} runs once, as long as its instance lives. Every sixth of a lease, the leases with
+ * less than two thirds left are extended by a lease, all of them in one Redis round trip and one statement, and a
+ * handler that starts with less than a third of its lease left has it extended at once. An instance that dies
+ * extends nothing, and its tasks are delivered again within one lease.
  * <p>
  * A handler that runs past its timeout is interrupted, its lease no longer extended, and its task's failure recorded
  * by the caller's action; one still running a while later ({@link #STUCK_AFTER}) ignored the interrupt, and is
@@ -48,6 +49,9 @@ final class Leases {
 
     private volatile @Nullable ScheduledExecutorService renewer;
 
+    /** Times handlers out and records their failure, apart from the renewals, which must never wait for it. */
+    private volatile @Nullable ScheduledExecutorService timer;
+
     /**
      * @param renewal extends the leases of tasks in Redis and in the database
      * @param leaseNanos the length of a lease
@@ -68,23 +72,30 @@ final class Leases {
     }
 
     void start() {
-        ScheduledThreadPoolExecutor renewer = new ScheduledThreadPoolExecutor(1, (task) -> {
-            Thread thread = new Thread(task, "delay-task-leases");
+        ScheduledThreadPoolExecutor renewer = executor("delay-task-leases");
+        long period = this.leaseNanos / 6;
+        renewer.scheduleWithFixedDelay(() -> renewDue(System.nanoTime()), period, period, TimeUnit.NANOSECONDS);
+        this.renewer = renewer;
+        this.timer = executor("delay-task-timeouts");
+    }
+
+    private static ScheduledThreadPoolExecutor executor(String name) {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (task) -> {
+            Thread thread = new Thread(task, name);
             thread.setDaemon(true);
             return thread;
         });
         // a timeout cancelled when its handler ends must not stay queued for the rest of its time
-        renewer.setRemoveOnCancelPolicy(true);
-        long period = this.leaseNanos / 3;
-        renewer.scheduleWithFixedDelay(() -> renewDue(System.nanoTime()), period, period, TimeUnit.NANOSECONDS);
-        this.renewer = renewer;
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
     }
 
     /** Stop extending and timing handlers out: once the handlers are done, or left to run on after the shutdown. */
     void stop() {
-        ScheduledExecutorService renewer = this.renewer;
-        if (renewer != null) {
-            renewer.shutdownNow();
+        for (ScheduledExecutorService executor : new ScheduledExecutorService[] { this.renewer, this.timer }) {
+            if (executor != null) {
+                executor.shutdownNow();
+            }
         }
     }
 
@@ -107,16 +118,31 @@ final class Leases {
         Lease lease = new Lease(task, recordBy, Thread.currentThread());
         this.running.add(lease);
         ScheduledExecutorService renewer = this.renewer;
-        if (timeout != null && timedOut != null && renewer != null) {
-            try {
-                lease.timer = renewer.schedule(() -> timeOut(lease, timeout, timedOut), timeout.toNanos(),
+        ScheduledExecutorService timer = this.timer;
+        try {
+            if (renewer != null && recordBy - System.nanoTime() < this.leaseNanos / 3) {
+                // started late in its lease (it waited for a thread): the next round could come too late
+                renewer.execute(() -> renewDue(System.nanoTime()));
+            }
+            if (timeout != null && timedOut != null && timer != null) {
+                lease.timer = timer.schedule(() -> timeOut(lease, timeout, timedOut), saturatedNanos(timeout),
                         TimeUnit.NANOSECONDS);
             }
-            catch (RejectedExecutionException ex) {
-                // stopping: the shutdown interrupts what still runs
-            }
+        }
+        catch (RejectedExecutionException ex) {
+            // stopping: the shutdown interrupts what still runs
         }
         return lease;
+    }
+
+    /** A timeout in nanos, at most about 292 years, where {@link Duration#toNanos()} would overflow. */
+    private static long saturatedNanos(Duration timeout) {
+        try {
+            return timeout.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /**
@@ -126,15 +152,17 @@ final class Leases {
      */
     boolean ended(Lease lease) {
         boolean timedOut;
+        boolean wasStuck;
         synchronized (lease) {
             lease.running = false;
             timedOut = lease.timedOut;
+            wasStuck = this.stuck.remove(lease);
         }
         if (lease.timer != null) {
             lease.timer.cancel(false);
         }
         this.running.remove(lease);
-        if (this.stuck.remove(lease)) {
+        if (wasStuck) {
             logger.info("The handler of task " + lease.task.taskId() + " that ignored its timeout's interrupt returned");
         }
         return timedOut;
@@ -164,10 +192,10 @@ final class Leases {
             logger.error("Could not record that task " + lease.task.taskId() + " timed out; it will be delivered "
                     + "again when its lease runs out", ex);
         }
-        ScheduledExecutorService renewer = this.renewer;
-        if (renewer != null) {
+        ScheduledExecutorService timer = this.timer;
+        if (timer != null) {
             try {
-                renewer.schedule(() -> checkEnded(lease), this.stuckAfter.toNanos(), TimeUnit.NANOSECONDS);
+                timer.schedule(() -> checkEnded(lease), this.stuckAfter.toNanos(), TimeUnit.NANOSECONDS);
             }
             catch (RejectedExecutionException ex) {
                 // stopping
@@ -176,15 +204,16 @@ final class Leases {
     }
 
     private void checkEnded(Lease lease) {
+        Throwable where = new Throwable("the stack of thread " + lease.thread.getName());
         synchronized (lease) {
             if (!lease.running) {
                 return;
             }
+            // under the lease's lock: the stack is still the handler's, and ended() cannot miss the entry
+            where.setStackTrace(lease.thread.getStackTrace());
+            this.events.handlerIgnoredTimeout(lease.task.queue());
+            this.stuck.add(lease);
         }
-        this.stuck.add(lease);
-        this.events.handlerIgnoredTimeout(lease.task.queue());
-        Throwable where = new Throwable("the stack of thread " + lease.thread.getName());
-        where.setStackTrace(lease.thread.getStackTrace());
         logger.warn("The handler of task " + lease.task.taskId() + " ignored the interrupt of its timeout and still "
                 + "runs " + this.stuckAfter.toMillis() + " ms later, on thread " + lease.thread.getName() + ", which no "
                 + "other task gets until it returns", where);

@@ -48,8 +48,6 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     static final String PURGE_LOCK = "purge";
 
-    /** How soon to try again for the recovery's lock while another instance holds it. */
-
     /** An idle queue holding more ids than this is not worth checking against the database now. */
     private static final int CLEAN_UP_LIMIT = 100;
 

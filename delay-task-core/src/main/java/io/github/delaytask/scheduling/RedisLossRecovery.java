@@ -170,7 +170,7 @@ final class RedisLossRecovery {
         try {
             count = this.reloader.reload(() -> lock.extend(this.lockAtMostFor));
         }
-        catch (RuntimeException ex) {
+        catch (RuntimeException | Error ex) {
             // claims count a marker as loaded: one left behind would have them wait for the periodic reload
             try {
                 this.queues.abortRecovery(unloaded, id);

@@ -95,7 +95,8 @@ public interface TaskStore {
      * that its claim can still finish it, and one whose version moved on (another consumer took it over, or it was
      * requeued) is left alone.
      * @param running the claims of the tasks
-     * @param leaseUntil the new end of their leases, epoch ms of the clock claims use
+     * @param leaseUntil the new end of their leases, epoch ms of the clock claims use; a lease that ends later
+     * already is left as it is
      * @return how many leases were extended
      */
     int renewLeases(Collection<StoredTask> running, long leaseUntil);

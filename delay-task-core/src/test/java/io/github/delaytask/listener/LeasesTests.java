@@ -96,7 +96,7 @@ class LeasesTests {
         AtomicInteger interrupts = new AtomicInteger();
         AtomicBoolean timedOut = new AtomicBoolean();
         Thread handler = new Thread(() -> {
-            Leases.Lease lease = timed.started(task(7), System.nanoTime() + LEASE, Duration.ofMillis(100),
+            Leases.Lease lease = timed.started(task(7), System.nanoTime() + LEASE, Duration.ofMillis(500),
                     (task, timeout, where) -> recorded.add(where));
             // a handler that ignores interrupts until the test lets it go
             while (release.getCount() > 0) {

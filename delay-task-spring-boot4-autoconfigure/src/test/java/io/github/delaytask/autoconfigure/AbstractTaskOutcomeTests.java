@@ -197,7 +197,7 @@ public abstract class AbstractTaskOutcomeTests {
 
     @Test
     void aHandlerThatRunsForThreeLeasesRunsOnceWhileAnotherInstanceListensToo() {
-        String[] shortLease = { "delay-task.lease=1s", "test.long.millis=3000" };
+        String[] shortLease = { "delay-task.lease=2s", "test.long.millis=6000" };
         this.runner.withPropertyValues(shortLease).run((first) -> this.runner.withPropertyValues(shortLease)
             .run((second) -> {
                 long id = first.getBean(DelayTaskService.class).addTask(DelayTask.builder(LONG).build());

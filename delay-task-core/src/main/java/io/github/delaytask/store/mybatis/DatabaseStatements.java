@@ -57,6 +57,14 @@ interface DatabaseStatements {
      */
     Collection<Long> finishExecuted(List<StoredTask> claimed);
 
+    /**
+     * The table a renewal of leases updates, with what keeps the database to the rows of its id list: MySQL and
+     * MariaDB may read a small table whole, and under REPEATABLE READ lock, and wait for, every row of it.
+     */
+    default String leaseRenewalTable() {
+        return "taskinfo";
+    }
+
     /** One page of the reload: live tasks due up to the horizon, in (execute time, id) order after a position. */
     List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit);
 

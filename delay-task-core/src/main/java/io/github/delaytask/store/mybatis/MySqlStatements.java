@@ -68,6 +68,11 @@ final class MySqlStatements extends BatchedStatements {
     }
 
     @Override
+    public String leaseRenewalTable() {
+        return "taskinfo FORCE INDEX (PRIMARY)";
+    }
+
+    @Override
     public Collection<Long> finishExecuted(List<StoredTask> claimed) {
         return this.claims.finishExecuted(claimed);
     }

@@ -391,7 +391,9 @@ public class MybatisTaskStore implements TaskStore {
             return 0;
         }
         // the ids lead every database to the primary key; the pairs then keep to the claims still held
-        StringJoiner ids = new StringJoiner(", ", "UPDATE taskinfo SET lease_until = ? WHERE task_id IN (", ")");
+        // never shorter than it was: the clock the caller read may be behind the one claims compare with
+        StringJoiner ids = new StringJoiner(", ", "UPDATE " + statements().leaseRenewalTable()
+                + " SET lease_until = GREATEST(lease_until, ?) WHERE task_id IN (", ")");
         StringJoiner claims = new StringJoiner(", ", " AND (task_id, version) IN (", ") AND lease_until IS NOT NULL");
         List<Object> args = new ArrayList<>(1 + running.size() * 3);
         args.add(leaseUntil);
