@@ -269,14 +269,14 @@ public class TaskBroker {
                 gone.add(taskId);
             }
             else if (task.leasedAt(now)) {
-                deferLocally(queue, taskId, task.leaseUntil());
+                settleLocally(queue, taskId, task.leaseUntil());
             }
             else if (task.executeTime() > now) {
-                deferLocally(queue, taskId, task.executeTime());
+                settleLocally(queue, taskId, task.executeTime());
             }
             else {
                 // a concurrent change won: look again soon, by which time the database says what it is
-                deferLocally(queue, taskId, now + RECHECK_MILLIS);
+                settleLocally(queue, taskId, now + RECHECK_MILLIS);
             }
         }
         if (!gone.isEmpty()) {
@@ -427,6 +427,15 @@ public class TaskBroker {
      */
     private void deferLocally(QueueId queue, long taskId, long executeTime) {
         this.queues.defer(queue, taskId, executeTime);
+        scheduled(queue, executeTime);
+    }
+
+    /**
+     * Make a task this instance's claim lost due again at the given time, unless Redis holds it due sooner: what the
+     * claim read of the database may be older than a retry its handler recorded meanwhile.
+     */
+    private void settleLocally(QueueId queue, long taskId, long executeTime) {
+        this.queues.settle(queue, taskId, executeTime);
         scheduled(queue, executeTime);
     }
 

@@ -54,6 +54,8 @@ public class TaskQueues {
 
     private final RedisScript<Long> deferScript = Scripts.load("defer", Long.class);
 
+    private final RedisScript<Long> settleScript = Scripts.load("settle", Long.class);
+
     private final RedisScript<List<String>> statsScript = Scripts.load("queue-stats", Scripts.STRING_LIST);
 
     private final RedisScript<Long> beginRecoveryScript = Scripts.load("begin-recovery", Long.class);
@@ -453,6 +455,15 @@ public class TaskQueues {
     /** Take a task out of flight and make it due at the given time. */
     public void defer(QueueId queue, long taskId, long executeTime) {
         this.redis.execute(this.deferScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)),
+                Long.toString(taskId), Long.toString(executeTime));
+    }
+
+    /**
+     * Take a task a claim lost to the database out of flight and make it due at the given time, unless the future
+     * set holds it due sooner already (a retry recorded meanwhile).
+     */
+    public void settle(QueueId queue, long taskId, long executeTime) {
+        this.redis.execute(this.settleScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)),
                 Long.toString(taskId), Long.toString(executeTime));
     }
 

@@ -21,6 +21,7 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
@@ -35,10 +36,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
@@ -460,6 +463,70 @@ public abstract class AbstractDelayTaskIntegrationTests {
                 }
             }
         });
+    }
+
+    /**
+     * A task's id was in Redis twice (a late hand-off of its add beside a reload's), so a second claim hands it out
+     * while its handler runs; that claim loses it to the database and puts it off to the end of the lease. The
+     * handler's retry, recorded between that claim's read of the database and its put-off, must keep its sooner time:
+     * it ran 30 s late, a lease later.
+     */
+    @Test
+    void aRetryRecordedWhileAnotherClaimOfTheTaskSettlesItKeepsItsTime() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false")
+            .withBean(StaleReads.class)
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                TaskBroker broker = context.getBean(TaskBroker.class);
+                TaskQueues queues = context.getBean(TaskQueues.class);
+                QueueId queue = new QueueId(NO_LISTENER, 0);
+                long id = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                StoredTask claimed = broker.claim(queue, 1).tasks().get(0);
+                queues.add(queue, Map.of(id, 0L));
+                RetryPolicy retries = new RetryPolicy(3, Duration.ofSeconds(5), 2, Duration.ofMinutes(1));
+                long[] retryAt = new long[1];
+                // the handler fails and records its retry once the second claim has read the task, still leased
+                context.getBean(StaleReads.class).afterRead = () -> {
+                    retryAt[0] = System.currentTimeMillis();
+                    broker.fail(claimed, new IllegalStateException("failed"), retries);
+                };
+                assertThat(broker.claim(queue, 1).tasks()).as("the second claim's tasks").isEmpty();
+                Double score = context.getBean(StringRedisTemplate.class)
+                    .opsForZSet()
+                    .score(queues.keyPrefix() + ":{" + NO_LISTENER + ":0}:future", Long.toString(id));
+                assertThat(score).as("the task's time in Redis").isNotNull();
+                assertThat(score.longValue()).as("the retry's time, not the end of the first lease")
+                    .isBetween(retryAt[0] + 4_000, retryAt[0] + 6_000);
+            });
+    }
+
+    /** Runs an action after the store's next read of live tasks, and returns what it read before the action. */
+    static class StaleReads implements BeanPostProcessor {
+
+        volatile Runnable afterRead;
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof TaskStore store)) {
+                return bean;
+            }
+            return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] { TaskStore.class }, (proxy, method, args) -> {
+                        try {
+                            Object result = method.invoke(store, args);
+                            Runnable action = this.afterRead;
+                            if (method.getName().equals("findLive") && action != null) {
+                                this.afterRead = null;
+                                action.run();
+                            }
+                            return result;
+                        }
+                        catch (java.lang.reflect.InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
+
     }
 
     @Test
