@@ -112,7 +112,7 @@ public class TaskBroker {
             return new Batch(List.of(), 0, claim.nextDueInMillis(), claim.paused());
         }
         long now = claim.redisTime();
-        List<StoredTask> won = this.store.claimDue(claim.taskIds(), now, now + this.lease.toMillis());
+        List<StoredTask> won = claimInDatabase(Map.of(queue, claim.taskIds()), claim.taskIds(), now);
         if (won.size() < claim.taskIds().size()) {
             settleMissed(queue, claim.taskIds(), won, now);
         }
@@ -134,6 +134,7 @@ public class TaskBroker {
         TaskQueues.Claims claims = this.queues.claimAll(counts, this.lease, timed);
         this.unreachableQueues.addAll(claims.failed().keySet());
         List<Long> ids = new ArrayList<>();
+        Map<QueueId, List<Long>> handedOut = new HashMap<>();
         long now = Long.MAX_VALUE;
         for (Map.Entry<QueueId, Claim> entry : claims.claimed().entrySet()) {
             QueueId queue = entry.getKey();
@@ -144,6 +145,7 @@ public class TaskBroker {
             }
             if (!claim.taskIds().isEmpty()) {
                 ids.addAll(claim.taskIds());
+                handedOut.put(queue, claim.taskIds());
                 // on a Cluster the servers' clocks differ a little: the earliest neither takes a task before it is due
                 // nor gives a lease longer than asked
                 now = Math.min(now, claim.redisTime());
@@ -151,7 +153,7 @@ public class TaskBroker {
         }
         Map<QueueId, List<StoredTask>> won = new HashMap<>();
         if (!ids.isEmpty()) {
-            for (StoredTask task : this.store.claimDue(ids, now, now + this.lease.toMillis())) {
+            for (StoredTask task : claimInDatabase(handedOut, ids, now)) {
                 won.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task);
             }
         }
@@ -253,6 +255,39 @@ public class TaskBroker {
             for (LossListener listener : this.lossListeners) {
                 listener.queueLost(queue, claim.redisTime());
             }
+        }
+    }
+
+    /**
+     * Claim in the database the ids Redis handed out. When that fails (a database blip, a pool timeout), the ids go
+     * back to Redis due in a moment rather than wait in flight for their lease to run out: the database may have
+     * claimed them all the same, if only its answer was lost, and then the claim that gets them next finds them
+     * leased and puts them off until their lease runs out.
+     */
+    private List<StoredTask> claimInDatabase(Map<QueueId, List<Long>> handedOut, List<Long> ids, long now) {
+        try {
+            return this.store.claimDue(ids, now, now + this.lease.toMillis());
+        }
+        catch (RuntimeException ex) {
+            handBack(handedOut, now + RECHECK_MILLIS);
+            throw ex;
+        }
+    }
+
+    private void handBack(Map<QueueId, List<Long>> handedOut, long dueAt) {
+        try {
+            Map<QueueId, Long> due = new HashMap<>();
+            handedOut.forEach((queue, taskIds) -> {
+                taskIds.forEach((taskId) -> this.queues.settle(queue, taskId, dueAt));
+                scheduled(queue, dueAt);
+                due.put(queue, dueAt);
+            });
+            // another instance, whose database may answer, need not wait for this one's next try
+            announce(due);
+        }
+        catch (RuntimeException ex) {
+            // Redis failing too: the ids wait in flight until their lease runs out, and are due then
+            logger.debug("Could not hand back the ids of a claim that failed in the database", ex);
         }
     }
 

@@ -2,6 +2,7 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
@@ -498,6 +500,52 @@ public abstract class AbstractDelayTaskIntegrationTests {
                 assertThat(score.longValue()).as("the retry's time, not the end of the first lease")
                     .isBetween(retryAt[0] + 4_000, retryAt[0] + 6_000);
             });
+    }
+
+    @Test
+    void aTaskWhoseClaimFailedInTheDatabaseRunsASecondLaterNotWhenItsLeaseRunsOut() {
+        this.runner.withBean(FailingClaims.class).run((context) -> {
+            FailingClaims failing = context.getBean(FailingClaims.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(RECORDED).build());
+            // the default lease is 30 s: a task left in flight by the failed claim would run only then
+            await().atMost(Duration.ofSeconds(10)).until(() -> listeners.runs.containsKey(id));
+            assertThat(failing.failedIds).as("the ids of the claim that failed").contains(id);
+            await().atMost(Duration.ofSeconds(5))
+                .until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(listeners.runs.get(id)).as("runs of the task").hasSize(1);
+        });
+    }
+
+    /** Fails the store's first claim, as a database blip would, and keeps the ids it was asked to claim. */
+    static class FailingClaims implements BeanPostProcessor {
+
+        final List<Long> failedIds = new CopyOnWriteArrayList<>();
+
+        private final AtomicBoolean failed = new AtomicBoolean();
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof TaskStore store)) {
+                return bean;
+            }
+            return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] { TaskStore.class }, (proxy, method, args) -> {
+                        if (method.getName().equals("claimDue") && this.failed.compareAndSet(false, true)) {
+                            @SuppressWarnings("unchecked")
+                            Collection<Long> ids = (Collection<Long>) args[0];
+                            this.failedIds.addAll(ids);
+                            throw new org.springframework.dao.QueryTimeoutException("the database took too long");
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        }
+                        catch (java.lang.reflect.InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
+
     }
 
     /** Runs an action after the store's next read of live tasks, and returns what it read before the action. */

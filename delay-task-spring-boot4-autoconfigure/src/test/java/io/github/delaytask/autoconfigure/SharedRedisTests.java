@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -14,6 +15,7 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.testsupport.TestBackend;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -23,6 +25,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -56,12 +59,22 @@ class SharedRedisTests {
         try (TestBackend first = TestBackend.postgreSql(); TestBackend second = TestBackend.mariaDb()) {
             try {
                 run(first, shared, (a) -> run(second, shared, (b) -> {
+                    // each hears of the tasks the other puts off for it
+                    await().atMost(Duration.ofSeconds(10)).until(() -> a.getBean(WakeUps.class).listening()
+                            && b.getBean(WakeUps.class).listening());
                     // due at the same instants in both: each claim of one application takes the other's task too
                     long start = System.currentTimeMillis() + 1500;
                     Map<Long, Long> dueA = addTasks(a, start);
                     Map<Long, Long> dueB = addTasks(b, start);
-                    await().atMost(Duration.ofSeconds(30)).until(() -> ran(a).keySet().containsAll(dueA.keySet())
-                            && ran(b).keySet().containsAll(dueB.keySet()));
+                    try {
+                        await().atMost(Duration.ofSeconds(30)).until(() -> ran(a).keySet().containsAll(dueA.keySet())
+                                && ran(b).keySet().containsAll(dueB.keySet()));
+                    }
+                    catch (ConditionTimeoutException ex) {
+                        throw new AssertionError("Not run within 30 s: " + whereInRedis(a, shared, dueA, ran(a))
+                                + " of the first application's tasks, " + whereInRedis(a, shared, dueB, ran(b))
+                                + " of the second's", ex);
+                    }
                     assertThat(ran(a)).containsOnlyKeys(dueA.keySet());
                     assertThat(ran(b)).containsOnlyKeys(dueB.keySet());
                 }));
@@ -153,6 +166,25 @@ class SharedRedisTests {
             due.put(ids.get(i), tasks.get(i).getExecuteTime());
         }
         return due;
+    }
+
+    /** Where Redis holds each task that did not run: in which of its queue's sets, and with what score. */
+    private static String whereInRedis(AssertableApplicationContext context, String prefix, Map<Long, Long> due,
+            Map<Long, Long> ran) {
+        StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+        Map<Long, String> where = new TreeMap<>();
+        due.keySet().stream().filter((id) -> !ran.containsKey(id)).forEach((id) -> {
+            StringBuilder sets = new StringBuilder("due " + due.get(id) + ":");
+            for (String set : List.of("future", "ready", "inflight")) {
+                Double score = redis.opsForZSet()
+                    .score(prefix + ":{" + TYPE + ":0}:" + set, Long.toString(id));
+                if (score != null) {
+                    sets.append(' ').append(set).append(' ').append(score.longValue());
+                }
+            }
+            where.put(id, sets.toString());
+        });
+        return where + " (now " + System.currentTimeMillis() + ")";
     }
 
     private static Map<Long, Long> ran(AssertableApplicationContext context) {
