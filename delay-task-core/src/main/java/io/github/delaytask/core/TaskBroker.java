@@ -20,6 +20,7 @@ import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.redis.WakeUps;
+import io.github.delaytask.store.Finishes;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
@@ -372,18 +373,41 @@ public class TaskBroker {
      * @return {@code false} if its lease had run out and another consumer took it over
      */
     public boolean complete(StoredTask claimed) {
-        return completeAll(List.of(claimed)) == 1;
+        Finishes finishes = this.store.finishAllExecuted(List.of(claimed));
+        if (!finishes.held().isEmpty()) {
+            return completeHeld(claimed);
+        }
+        acknowledge(finishes.finished(), 1);
+        return !finishes.finished().isEmpty();
     }
 
     /**
      * Record that claimed tasks ran: one database transaction for all of them, and their removals from each queue's
-     * in-flight set sent to Redis together.
-     * @return how many were recorded; the others had lost their lease to another consumer
+     * in-flight set sent to Redis together. Tasks whose rows another transaction holds are left to
+     * {@link #completeHeld}: no one caller's open transaction holds up the others.
+     * @return the tasks held by another transaction, not recorded yet; the others are recorded, or had lost their
+     * lease to another consumer
      */
-    public int completeAll(List<StoredTask> claimed) {
-        List<StoredTask> finished = this.store.finishAllExecuted(claimed);
-        if (finished.size() < claimed.size()) {
-            logger.warn((claimed.size() - finished.size()) + " task(s) ran after their lease ran out; another consumer "
+    public List<StoredTask> completeAll(List<StoredTask> claimed) {
+        Finishes finishes = this.store.finishAllExecuted(claimed);
+        acknowledge(finishes.finished(), claimed.size() - finishes.held().size());
+        return finishes.held();
+    }
+
+    /**
+     * Record that a claimed task ran, waiting for the transaction that holds its row, as long as the database's lock
+     * wait allows: its task is not claimed meanwhile, as claims pass over rows another transaction holds.
+     * @return {@code false} if it had lost its lease to another consumer
+     */
+    public boolean completeHeld(StoredTask claimed) {
+        boolean finished = this.store.finish(claimed, TaskStatus.EXECUTED, null);
+        acknowledge(finished ? List.of(claimed) : List.of(), 1);
+        return finished;
+    }
+
+    private void acknowledge(List<StoredTask> finished, int asked) {
+        if (finished.size() < asked) {
+            logger.warn((asked - finished.size()) + " task(s) ran after their lease ran out; another consumer "
                     + "took them over, so they may run twice. Raise delay-task.lease above the longest handler time.");
         }
         Map<QueueId, List<Long>> byQueue = new HashMap<>();
@@ -399,7 +423,6 @@ public class TaskBroker {
             // runs out and it is claimed again, as the database says it is finished
             logger.debug("Could not forget " + finished.size() + " finished task(s) in Redis", ex);
         }
-        return finished.size();
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.github.delaytask.listener;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -22,6 +23,10 @@ import org.apache.commons.logging.LogFactory;
  * A batch the database could not take (a connection lost for a moment) is tried again, with a growing pause, for
  * as long as the leases of its tasks last; only a task whose lease ran out first is left to be delivered again. The
  * thread logs whatever it catches, {@link Error}s included, and goes on: the instance's handlers wait on it.
+ * <p>
+ * A task whose row another transaction holds (on MySQL and MariaDB, a cancel in a business transaction that found
+ * the task running keeps its lock until the caller commits) is left to {@link HeldOutcomes}, so that the batches of
+ * every other task go on.
  */
 final class Acknowledger implements Runnable {
 
@@ -50,6 +55,8 @@ final class Acknowledger implements Runnable {
 
     private final BlockingQueue<Executed> pending = new LinkedBlockingQueue<>();
 
+    private final HeldOutcomes held;
+
     /** Tasks of a batch the database did not take, tried again first; only this thread touches it. */
     private final List<Executed> retrying = new ArrayList<>();
 
@@ -64,8 +71,9 @@ final class Acknowledger implements Runnable {
      * @param handlersWaiting whether handlers wait for outcomes to be recorded before they may start (a small pool:
      * the tasks not recorded yet are as many as it may hold)
      */
-    Acknowledger(TaskBroker broker, IntConsumer recorded, BooleanSupplier handlersWaiting) {
+    Acknowledger(TaskBroker broker, Duration lease, IntConsumer recorded, BooleanSupplier handlersWaiting) {
         this.broker = broker;
+        this.held = new HeldOutcomes(broker, lease, () -> this.thread != null && this.thread.isAlive());
         this.recorded = recorded;
         this.handlersWaiting = handlersWaiting;
     }
@@ -75,6 +83,7 @@ final class Acknowledger implements Runnable {
         this.thread = new Thread(this, "delay-task-acknowledger");
         this.thread.setDaemon(true);
         this.thread.start();
+        this.held.start();
     }
 
     /**
@@ -98,6 +107,7 @@ final class Acknowledger implements Runnable {
         if (this.thread.isAlive()) {
             this.thread.interrupt();
         }
+        this.held.stop(deadlineNanos);
     }
 
     @Override
@@ -155,8 +165,9 @@ final class Acknowledger implements Runnable {
         List<StoredTask> tasks = new ArrayList<>(batch.size());
         batch.forEach((executed) -> tasks.add(executed.task()));
         try {
-            this.broker.completeAll(tasks);
+            this.held.add(this.broker.completeAll(tasks));
             this.backoff = new Backoff();
+            // those held count as recorded: they wait on a thread of their own, and take no handler's room
             this.recorded.accept(batch.size());
         }
         catch (Throwable ex) {

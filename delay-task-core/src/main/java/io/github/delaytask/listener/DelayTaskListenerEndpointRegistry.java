@@ -87,7 +87,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         WorkerPool pool = new WorkerPool(this.settings);
         this.workers = pool;
         this.events.handlerPoolStarted(pool.executor());
-        this.acknowledger = new Acknowledger(this.broker, pool::recorded, pool::handlersWaitToStart);
+        this.acknowledger = new Acknowledger(this.broker, this.settings.lease(), pool::recorded,
+                pool::handlersWaitToStart);
         this.acknowledger.start();
         this.leases = new Leases(this.broker::renewLeases, this.settings.lease().toNanos(), this.events);
         this.leases.start();

@@ -237,8 +237,8 @@ final class Leases {
             long until = now + this.leaseNanos;
             due.forEach((lease) -> lease.recordBy = until);
             if (renewed < due.size()) {
-                logger.debug((due.size() - renewed) + " of " + due.size() + " running task(s) had lost their claim "
-                        + "when their leases were extended");
+                logger.debug((due.size() - renewed) + " of " + due.size() + " running task(s) had lost their claim, "
+                        + "or another transaction held their rows, when their leases were extended");
             }
         }
         catch (Throwable ex) {

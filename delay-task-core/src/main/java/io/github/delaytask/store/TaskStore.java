@@ -111,10 +111,11 @@ public interface TaskStore {
     boolean finish(StoredTask claimed, TaskStatus status, String error);
 
     /**
-     * Record that claimed tasks ran: they leave {@code taskinfo} and their logs say executed, in one transaction.
-     * @return the tasks finished; those missing had lost their claim meanwhile
+     * Record that claimed tasks ran: they leave {@code taskinfo} and their logs say executed, in one transaction,
+     * which waits for no row another transaction holds. Such a task is left for {@link #finish}, which waits.
+     * @return the tasks finished and those held by another transaction; those in neither had lost their claim
      */
-    List<StoredTask> finishAllExecuted(List<StoredTask> claimed);
+    Finishes finishAllExecuted(List<StoredTask> claimed);
 
     /**
      * Undo a claim whose handler never started: the task is as it was before the claim, with a new version.

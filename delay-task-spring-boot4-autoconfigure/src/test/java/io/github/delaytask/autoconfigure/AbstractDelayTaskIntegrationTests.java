@@ -70,6 +70,10 @@ public abstract class AbstractDelayTaskIntegrationTests {
 
     static final int SLOW = 5;
 
+    static final int GATED = 6;
+
+    static final int LONG = 7;
+
     static final int NO_LISTENER = 9;
 
     private TestBackend backend;
@@ -484,6 +488,8 @@ public abstract class AbstractDelayTaskIntegrationTests {
                 QueueId queue = new QueueId(NO_LISTENER, 0);
                 long id = service.addTask(DelayTask.builder(NO_LISTENER).build());
                 StoredTask claimed = broker.claim(queue, 1).tasks().get(0);
+                // the recovery of the queue, which the claim found never loaded, is over before the rest
+                await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(queue)).isEmpty());
                 queues.add(queue, Map.of(id, 0L));
                 RetryPolicy retries = new RetryPolicy(3, Duration.ofSeconds(5), 2, Duration.ofMinutes(1));
                 long[] retryAt = new long[1];
@@ -500,6 +506,97 @@ public abstract class AbstractDelayTaskIntegrationTests {
                 assertThat(score.longValue()).as("the retry's time, not the end of the first lease")
                     .isBetween(retryAt[0] + 4_000, retryAt[0] + 6_000);
             });
+    }
+
+    @Test
+    void aBusinessTransactionThatCancelsARunningTaskHoldsUpNoOtherTasksOutcome() throws Exception {
+        businessTransactionCancelsARunningTask(false);
+    }
+
+    @Test
+    void aBusinessTransactionWhoseSnapshotPredatesTheClaimHoldsUpNoOtherTasksOutcome() throws Exception {
+        businessTransactionCancelsARunningTask(true);
+    }
+
+    /**
+     * The README's pattern: an order is paid, and its timeout task is cancelled in the same transaction, which finds
+     * the task running and stays open for twice the lease while 200 other tasks run, and one that runs for three
+     * times the lease. On MySQL and MariaDB, under REPEATABLE READ, the cancel keeps the locks of the rows it looked
+     * at until the caller commits.
+     * @param snapshotFirst whether the caller's transaction read before the task was claimed, so that the cancel
+     * sees it unclaimed and tries to delete it
+     */
+    private void businessTransactionCancelsARunningTask(boolean snapshotFirst) throws Exception {
+        this.runner.withPropertyValues("delay-task.lease=2s").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+            long running = service.addTask(DelayTask.builder(GATED)
+                .executeAt(java.time.Instant.now().plusMillis(snapshotFirst ? 1000 : 0))
+                .build());
+            // after the other in the primary key, whose order a statement that renews both locks them in
+            long longRun = service.addTask(DelayTask.builder(LONG).build());
+            CountDownLatch cancelled = new CountDownLatch(1);
+            CountDownLatch commit = new CountDownLatch(1);
+            ExecutorService caller = Executors.newSingleThreadExecutor();
+            try {
+                Future<Boolean> business = caller.submit(() -> transaction.execute((status) -> {
+                    if (snapshotFirst) {
+                        jdbc.queryForObject("SELECT COUNT(*) FROM taskinfo", Long.class);
+                    }
+                    try {
+                        assertThat(listeners.gatedStarted.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                        boolean result = service.cancelTask(running);
+                        cancelled.countDown();
+                        commit.await();
+                        return result;
+                    }
+                    catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                }));
+                assertThat(cancelled.await(15, java.util.concurrent.TimeUnit.SECONDS)).as("cancelled").isTrue();
+                long holdUntil = System.currentTimeMillis() + 4_000;
+                // while the task still runs, others run and are recorded
+                List<Long> ids = new ArrayList<>(service.addTasks(recordedTasks(200)));
+                await().atMost(Duration.ofSeconds(4)).until(() -> executed(jdbc, RECORDED) == 200);
+                // and it runs on for twice the lease, with the caller's transaction open: the leases of the others
+                // running meanwhile are still renewed
+                java.util.concurrent.TimeUnit.MILLISECONDS.sleep(Math.max(0, holdUntil - System.currentTimeMillis()));
+                // its handler returns: its outcome waits for the caller, and no other does
+                listeners.gate.countDown();
+                ids.addAll(service.addTasks(recordedTasks(100)));
+                await().atMost(Duration.ofSeconds(4)).until(() -> executed(jdbc, RECORDED) == 300);
+                commit.countDown();
+                assertThat(business.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("cancel of a running task")
+                    .isFalse();
+                await().atMost(Duration.ofSeconds(10)).until(() -> status(context, running) == TaskStatus.EXECUTED);
+                ids.forEach((id) -> assertThat(listeners.runs.get(id)).as("runs of task %s", id).hasSize(1));
+                assertThat(listeners.runs.get(running)).as("runs of the task the caller cancelled").hasSize(1);
+                await().atMost(Duration.ofSeconds(10)).until(() -> status(context, longRun) == TaskStatus.EXECUTED);
+                assertThat(listeners.runs.get(longRun)).as("runs of the task that ran for three leases").hasSize(1);
+            }
+            finally {
+                commit.countDown();
+                listeners.gate.countDown();
+                caller.shutdownNow();
+            }
+        });
+    }
+
+    private static List<DelayTask> recordedTasks(int count) {
+        List<DelayTask> tasks = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            tasks.add(DelayTask.builder(RECORDED).build());
+        }
+        return tasks;
+    }
+
+    private static long executed(JdbcTemplate jdbc, int taskType) {
+        Long count = jdbc.queryForObject("SELECT COUNT(*) FROM taskinfo_logs WHERE status = ? AND task_type = ?",
+                Long.class, TaskStatus.EXECUTED.code(), taskType);
+        return (count != null) ? count : 0;
     }
 
     @Test
@@ -932,10 +1029,10 @@ public abstract class AbstractDelayTaskIntegrationTests {
             assertThat(store.claimDue(List.of(held), now + 60_000, now + 120_000)).as("taken over once the lease ran out")
                 .extracting(StoredTask::version)
                 .containsExactly(3);
-            assertThat(store.finishAllExecuted(won)).hasSize(2);
-            assertThat(store.finishAllExecuted(won)).as("already finished").isEmpty();
+            assertThat(store.finishAllExecuted(won).finished()).hasSize(2);
+            assertThat(store.finishAllExecuted(won).finished()).as("already finished").isEmpty();
             StoredTask firstClaimOfHeld = new StoredTask(held, NO_LISTENER, 0, now, null, 2, 1, now + 60_000);
-            assertThat(store.finishAllExecuted(List.of(firstClaimOfHeld))).as("lost to the take-over").isEmpty();
+            assertThat(store.finishAllExecuted(List.of(firstClaimOfHeld)).finished()).as("lost to the take-over").isEmpty();
             assertThat(status(context, held)).isEqualTo(TaskStatus.SCHEDULED);
             assertThat(status(context, ids.get(0))).isEqualTo(TaskStatus.EXECUTED);
         });
@@ -1062,6 +1159,24 @@ public abstract class AbstractDelayTaskIntegrationTests {
             // long enough that the context closes while it runs; short enough for the shutdown timeout
             java.util.concurrent.TimeUnit.MILLISECONDS.sleep(500);
             this.slowFinished.incrementAndGet();
+        }
+
+        final CountDownLatch gatedStarted = new CountDownLatch(1);
+
+        final CountDownLatch gate = new CountDownLatch(1);
+
+        @DelayTaskListener(taskType = GATED)
+        void gated(DelayTask task) throws InterruptedException {
+            record(task);
+            this.gatedStarted.countDown();
+            this.gate.await();
+        }
+
+        /** Three times the lease of the tests that use it (2 s). */
+        @DelayTaskListener(taskType = LONG)
+        void longRun(DelayTask task) throws InterruptedException {
+            record(task);
+            java.util.concurrent.TimeUnit.SECONDS.sleep(6);
         }
 
         @Bean

@@ -67,7 +67,7 @@ class PostgreSqlQueryPlanTests {
                 for (int i = 0; i < 20; i++) {
                     long id = service.addTask(DelayTask.builder(TASK_TYPE).build());
                     List<StoredTask> won = store.claimDue(List.of(id), now + 1000, now + 60_000);
-                    assertThat(store.finishAllExecuted(won)).hasSize(1);
+                    assertThat(store.finishAllExecuted(won).finished()).hasSize(1);
                     assertThat(service.findTask(id)).isPresent();
                     long keyed = service.addTask(DelayTask.builder(TASK_TYPE).bizKey("small-" + i).build());
                     assertThat(service.findTask("small-" + i)).isPresent();
@@ -101,7 +101,7 @@ class PostgreSqlQueryPlanTests {
                 for (int i = 0; i < 10; i++) {
                     long id = service.addTask(DelayTask.builder(TASK_TYPE).build());
                     List<StoredTask> won = store.claimDue(List.of(id), now + 1000, now + 60_000);
-                    assertThat(store.finishAllExecuted(won)).hasSize(1);
+                    assertThat(store.finishAllExecuted(won).finished()).hasSize(1);
                     service.addTask(DelayTask.builder(TASK_TYPE).bizKey("early-" + i).build());
                     assertThat(service.cancelTask("early-" + i)).isTrue();
                 }
@@ -123,7 +123,7 @@ class PostgreSqlQueryPlanTests {
                     List<StoredTask> won = store.claimDue(ids.subList(i * 100, i * 100 + 100), now + 1000,
                             now + 60_000);
                     assertThat(won).hasSize(100);
-                    assertThat(store.finishAllExecuted(won)).hasSize(100);
+                    assertThat(store.finishAllExecuted(won).finished()).hasSize(100);
                     assertThat(service.cancelTask("key-" + i)).isTrue();
                 }
                 jdbc.execute("SELECT pg_stat_force_next_flush()");

@@ -111,7 +111,7 @@ abstract class BatchedStatements implements DatabaseStatements {
     }
 
     @Override
-    public Collection<Long> finishExecuted(List<StoredTask> claimed) {
+    public FinishedIds finishExecuted(List<StoredTask> claimed) {
         List<Long> finished = this.transactions.execute((tx) -> {
             int[][] counts = this.jdbc.batchUpdate(DELETE_CLAIMED, claimed, claimed.size(), (statement, task) -> {
                 statement.setLong(1, task.taskId());
@@ -126,7 +126,17 @@ abstract class BatchedStatements implements DatabaseStatements {
             });
             return deleted.stream().map(StoredTask::taskId).toList();
         });
-        return (finished != null) ? finished : List.of();
+        return FinishedIds.all((finished != null) ? finished : List.of());
+    }
+
+    @Override
+    public int renewLeases(Collection<StoredTask> running, long leaseUntil) {
+        return DatabaseStatements.renewLeasesByIdList(this.jdbc, running, leaseUntil);
+    }
+
+    @Override
+    public boolean cancelDead(long taskId) {
+        return DatabaseStatements.cancelDead(this.jdbc, "taskinfo_logs", this.clock, taskId);
     }
 
     @Override

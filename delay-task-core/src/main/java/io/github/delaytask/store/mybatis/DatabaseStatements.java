@@ -2,10 +2,13 @@ package io.github.delaytask.store.mybatis;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.StringJoiner;
 
+import io.github.delaytask.TaskStatus;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 
@@ -51,18 +54,71 @@ interface DatabaseStatements {
 
     /**
      * Finish claimed tasks as executed: each leaves {@code taskinfo} if it still has its claim's version, and its
-     * log says executed, after as many runs as its claim was.
+     * log says executed, after as many runs as its claim was. Where a database keeps a lock on a row that a statement
+     * only looked at (MySQL and MariaDB under REPEATABLE READ: a cancel in a business transaction that found the task
+     * running), the tasks whose rows another transaction holds are left, not waited for.
      * @param claimed claims of distinct tasks
-     * @return the ids of the tasks finished
+     * @return the ids of the tasks finished, and of those held by another transaction
      */
-    Collection<Long> finishExecuted(List<StoredTask> claimed);
+    FinishedIds finishExecuted(List<StoredTask> claimed);
 
     /**
-     * The table a renewal of leases updates, with what keeps the database to the rows of its id list: MySQL and
-     * MariaDB may read a small table whole, and under REPEATABLE READ lock, and wait for, every row of it.
+     * @param finished the ids of the tasks finished
+     * @param held the ids of tasks still claimed whose rows another transaction holds
      */
-    default String leaseRenewalTable() {
-        return "taskinfo";
+    record FinishedIds(Collection<Long> finished, Collection<Long> held) {
+
+        static FinishedIds all(Collection<Long> finished) {
+            return new FinishedIds(finished, List.of());
+        }
+
+    }
+
+    /**
+     * Extend the leases of claims still held, never shortening one. Waits for no row another transaction holds: a
+     * cancel in a business transaction that found its task running must not hold up the renewal of every other.
+     * @return how many leases were extended
+     */
+    int renewLeases(Collection<StoredTask> running, long leaseUntil);
+
+    /**
+     * A renewal by an id list, for the databases that lock no row a statement only looked at (PostgreSQL, H2): the
+     * ids lead to the primary key, and the pairs then keep to the claims still held.
+     */
+    static int renewLeasesByIdList(JdbcTemplate jdbc, Collection<StoredTask> running, long leaseUntil) {
+        StringJoiner ids = new StringJoiner(", ",
+                "UPDATE taskinfo SET lease_until = GREATEST(lease_until, ?) WHERE task_id IN (", ")");
+        StringJoiner claims = new StringJoiner(", ", " AND (task_id, version) IN (", ") AND lease_until IS NOT NULL");
+        List<Object> args = new ArrayList<>(1 + running.size() * 3);
+        args.add(leaseUntil);
+        for (StoredTask task : running) {
+            ids.add("?");
+            args.add(task.taskId());
+        }
+        for (StoredTask task : running) {
+            claims.add("(?, ?)");
+            args.add(task.taskId());
+            args.add(task.version());
+        }
+        return jdbc.update(ids + claims.toString(), args.toArray());
+    }
+
+    /**
+     * Mark a dead task cancelled, by its primary key alone: MySQL and MariaDB may otherwise take the status index,
+     * and under REPEATABLE READ lock the gap where new tasks' logs go until the caller commits.
+     * @return whether the task was dead
+     */
+    boolean cancelDead(long taskId);
+
+    /**
+     * See {@link #cancelDead}: the version moves on, so that a requeue that read the dead row before this loses its
+     * version check.
+     * @param logs the log table, with what keeps the database to its primary key
+     */
+    static boolean cancelDead(JdbcTemplate jdbc, String logs, String clock, long taskId) {
+        return jdbc.update("UPDATE " + logs + " SET status = ?, version = version + 1, finished_at = (" + clock
+                + ") WHERE task_id = ? AND status = ?", TaskStatus.CANCELLED.code(), taskId,
+                TaskStatus.DEAD.code()) > 0;
     }
 
     /** One page of the reload: live tasks due up to the horizon, in (execute time, id) order after a position. */

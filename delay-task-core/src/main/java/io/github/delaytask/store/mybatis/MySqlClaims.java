@@ -3,9 +3,12 @@ package io.github.delaytask.store.mybatis;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
 
 import io.github.delaytask.TaskStatus;
@@ -18,10 +21,10 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The claims and acknowledgements of MySQL 8 and MariaDB 10.6 or later: two statements a claim and three an
- * acknowledgement, whatever the number of tasks, in one transaction that joins the caller's. A statement per task (a
- * JDBC batch), as on H2, cost MariaDB three to five times as much, and MySQL Connector/J sends a batch one statement
- * per round trip unless the URL says otherwise.
+ * The claims and acknowledgements of MySQL 8 and MariaDB 10.6 or later: two statements a claim and four an
+ * acknowledgement (five when another transaction holds a row), whatever the number of tasks, in one transaction that
+ * joins the caller's. A statement per task (a JDBC batch), as on H2, cost MariaDB three to five times as much, and
+ * MySQL Connector/J sends a batch one statement per round trip unless the URL says otherwise.
  * <p>
  * The ids reach each statement as one JSON array, whose rows drive a join into the primary key. With an
  * {@code IN} list both servers may read a small table whole, and a locking statement that does so waits for every
@@ -43,8 +46,24 @@ final class MySqlClaims {
     // every row of the list is locked by this transaction since the SELECT, so none has changed meanwhile
     private static final String CLAIM = "UPDATE " + TASKS_BY_ID + " SET t.version = t.version + 1, t.lease_until = ?";
 
-    // waits for a row another transaction holds: a finish must know whether its claim still stands
-    private static final String LOCK_CLAIMED = "SELECT t.task_id, t.version FROM " + TASKS_BY_ID + " FOR UPDATE";
+    // under REPEATABLE READ a business transaction keeps the lock of a cancel that found the task running, until it
+    // commits: such rows are skipped, and only their tasks wait for it, not every other outcome of the batch
+    private static final String LOCK_CLAIMED = "SELECT t.task_id, t.version FROM " + TASKS_BY_ID
+            + " FOR UPDATE SKIP LOCKED";
+
+    // a plain read, whose snapshot the locking reads before it did not fix: a row left out above is either gone or
+    // changed (the claim was lost), or still as claimed and held by another transaction
+    private static final String READ_CLAIMED = "SELECT t.task_id, t.version FROM " + TASKS_BY_ID;
+
+    private static final String LOCK_LOGS = "SELECT l.task_id FROM JSON_TABLE(?, '$[*]' COLUMNS (id BIGINT PATH '$')) "
+            + "c STRAIGHT_JOIN taskinfo_logs l FORCE INDEX (PRIMARY) ON l.task_id = c.id FOR UPDATE SKIP LOCKED";
+
+    // rows another transaction holds are skipped: their tasks cannot be claimed meanwhile, and the next renewal after
+    // it ends extends them
+    private static final String LOCK_LEASED = "SELECT t.task_id, t.version FROM " + TASKS_BY_ID
+            + " WHERE t.lease_until IS NOT NULL FOR UPDATE SKIP LOCKED";
+
+    private static final String RENEW = "UPDATE " + TASKS_BY_ID + " SET t.lease_until = GREATEST(t.lease_until, ?)";
 
     // a single-table DELETE takes no index hint
     private static final String DELETE_CLAIMED = "DELETE t FROM " + TASKS_BY_ID;
@@ -100,28 +119,67 @@ final class MySqlClaims {
     }
 
     /** See {@link DatabaseStatements#finishExecuted}. */
-    List<Long> finishExecuted(List<StoredTask> claimed) {
+    DatabaseStatements.FinishedIds finishExecuted(List<StoredTask> claimed) {
         Map<Long, StoredTask> claims = new HashMap<>();
         claimed.forEach((task) -> claims.put(task.taskId(), task));
-        List<Long> finished = this.transactions.execute((tx) -> {
-            List<StoredTask> standing = new ArrayList<>(claims.size());
+        DatabaseStatements.FinishedIds finished = this.transactions.execute((tx) -> {
+            Map<Long, StoredTask> standing = new LinkedHashMap<>();
+            Set<Long> locked = new HashSet<>();
             this.jdbc.query(LOCK_CLAIMED, (RowCallbackHandler) (row) -> {
                 StoredTask claim = claims.get(row.getLong(1));
+                locked.add(claim.taskId());
                 if (claim.version() == row.getInt(2)) {
-                    standing.add(claim);
+                    standing.put(claim.taskId(), claim);
                 }
             }, json(claims.keySet()));
-            if (standing.isEmpty()) {
-                return List.<Long>of();
+            List<Long> held = new ArrayList<>();
+            if (locked.size() < claims.size()) {
+                Set<Long> unlocked = new LinkedHashSet<>(claims.keySet());
+                unlocked.removeAll(locked);
+                this.jdbc.query(READ_CLAIMED, (RowCallbackHandler) (row) -> {
+                    if (claims.get(row.getLong(1)).version() == row.getInt(2)) {
+                        held.add(row.getLong(1));
+                    }
+                }, json(unlocked));
             }
-            List<Long> ids = standing.stream().map(StoredTask::taskId).toList();
+            if (!standing.isEmpty()) {
+                Set<Long> logs = new HashSet<>(this.jdbc.queryForList(LOCK_LOGS, Long.class, json(standing.keySet())));
+                standing.keySet().stream().filter((id) -> !logs.contains(id)).toList().forEach((id) -> {
+                    standing.remove(id);
+                    held.add(id);
+                });
+            }
+            if (standing.isEmpty()) {
+                return new DatabaseStatements.FinishedIds(List.of(), held);
+            }
+            List<Long> ids = List.copyOf(standing.keySet());
             this.jdbc.update(DELETE_CLAIMED, json(ids));
             StringJoiner attempts = new StringJoiner(",", "[", "]");
-            standing.forEach((task) -> attempts.add("[" + task.taskId() + "," + task.attempt() + "]"));
+            standing.values().forEach((task) -> attempts.add("[" + task.taskId() + "," + task.attempt() + "]"));
             this.jdbc.update(this.logExecuted, attempts.toString(), TaskStatus.EXECUTED.code());
-            return ids;
+            return new DatabaseStatements.FinishedIds(ids, held);
         });
-        return (finished != null) ? finished : List.of();
+        return (finished != null) ? finished : DatabaseStatements.FinishedIds.all(List.of());
+    }
+
+    /** See {@link DatabaseStatements#renewLeases}. */
+    int renewLeases(Collection<StoredTask> running, long leaseUntil) {
+        Map<Long, StoredTask> claims = new HashMap<>();
+        running.forEach((task) -> claims.put(task.taskId(), task));
+        Integer renewed = this.transactions.execute((tx) -> {
+            List<Long> held = new ArrayList<>(claims.size());
+            this.jdbc.query(LOCK_LEASED, (RowCallbackHandler) (row) -> {
+                if (claims.get(row.getLong(1)).version() == row.getInt(2)) {
+                    held.add(row.getLong(1));
+                }
+            }, json(claims.keySet()));
+            if (held.isEmpty()) {
+                return 0;
+            }
+            this.jdbc.update(RENEW, json(held), leaseUntil);
+            return held.size();
+        });
+        return (renewed != null) ? renewed : 0;
     }
 
     private static String json(Collection<Long> ids) {

@@ -68,12 +68,17 @@ final class MySqlStatements extends BatchedStatements {
     }
 
     @Override
-    public String leaseRenewalTable() {
-        return "taskinfo FORCE INDEX (PRIMARY)";
+    public int renewLeases(Collection<StoredTask> running, long leaseUntil) {
+        return this.claims.renewLeases(running, leaseUntil);
     }
 
     @Override
-    public Collection<Long> finishExecuted(List<StoredTask> claimed) {
+    public boolean cancelDead(long taskId) {
+        return DatabaseStatements.cancelDead(this.jdbc, "taskinfo_logs FORCE INDEX (PRIMARY)", CLOCK, taskId);
+    }
+
+    @Override
+    public FinishedIds finishExecuted(List<StoredTask> claimed) {
         return this.claims.finishExecuted(claimed);
     }
 

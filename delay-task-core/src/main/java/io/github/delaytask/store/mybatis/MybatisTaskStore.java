@@ -18,6 +18,7 @@ import com.baomidou.mybatisplus.core.toolkit.Wrappers;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.store.Finishes;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
@@ -387,26 +388,7 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public int renewLeases(Collection<StoredTask> running, long leaseUntil) {
-        if (running.isEmpty()) {
-            return 0;
-        }
-        // the ids lead every database to the primary key; the pairs then keep to the claims still held
-        // never shorter than it was: the clock the caller read may be behind the one claims compare with
-        StringJoiner ids = new StringJoiner(", ", "UPDATE " + statements().leaseRenewalTable()
-                + " SET lease_until = GREATEST(lease_until, ?) WHERE task_id IN (", ")");
-        StringJoiner claims = new StringJoiner(", ", " AND (task_id, version) IN (", ") AND lease_until IS NOT NULL");
-        List<Object> args = new ArrayList<>(1 + running.size() * 3);
-        args.add(leaseUntil);
-        for (StoredTask task : running) {
-            ids.add("?");
-            args.add(task.taskId());
-        }
-        for (StoredTask task : running) {
-            claims.add("(?, ?)");
-            args.add(task.taskId());
-            args.add(task.version());
-        }
-        return this.jdbc.update(ids + claims.toString(), args.toArray());
+        return running.isEmpty() ? 0 : statements().renewLeases(running, leaseUntil);
     }
 
     @Override
@@ -425,13 +407,16 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
-    public List<StoredTask> finishAllExecuted(List<StoredTask> claimed) {
+    public Finishes finishAllExecuted(List<StoredTask> claimed) {
         if (claimed.isEmpty()) {
-            return List.of();
+            return new Finishes(List.of(), List.of());
         }
         List<StoredTask> distinct = latestClaims(claimed);
-        Set<Long> done = new HashSet<>(statements().finishExecuted(distinct));
-        return distinct.stream().filter((task) -> done.contains(task.taskId())).toList();
+        DatabaseStatements.FinishedIds ids = statements().finishExecuted(distinct);
+        Set<Long> done = new HashSet<>(ids.finished());
+        Set<Long> held = new HashSet<>(ids.held());
+        return new Finishes(distinct.stream().filter((task) -> done.contains(task.taskId())).toList(),
+                distinct.stream().filter((task) -> held.contains(task.taskId())).toList());
     }
 
     /**
@@ -504,13 +489,12 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public boolean cancelDead(long taskId) {
-        // the version moves on, so that a requeue that read the dead row before this loses its version check
-        return this.logs.update(null, Wrappers.<TaskInfoLog>update()
-            .set("status", TaskStatus.CANCELLED.code())
-            .setSql("version = version + 1")
-            .setSql("finished_at = (" + statements().clockExpression() + ")")
-            .eq("task_id", taskId)
-            .eq("status", TaskStatus.DEAD.code())) > 0;
+        // a plain read first: on MySQL and MariaDB under REPEATABLE READ, an UPDATE that changes nothing keeps the
+        // lock of the row it looked at until the caller commits (the outcome of a task found running would wait for
+        // it), and one of an id that is not there locks the gap where new tasks' logs go
+        List<Integer> status = this.jdbc.queryForList("SELECT status FROM taskinfo_logs WHERE task_id = ?",
+                Integer.class, taskId);
+        return status.size() == 1 && status.get(0) == TaskStatus.DEAD.code() && statements().cancelDead(taskId);
     }
 
     @Override

@@ -116,7 +116,7 @@ final class PostgreSqlStatements implements DatabaseStatements {
     }
 
     @Override
-    public List<Long> finishExecuted(List<StoredTask> claimed) {
+    public FinishedIds finishExecuted(List<StoredTask> claimed) {
         Long[] ids = new Long[claimed.size()];
         Integer[] versions = new Integer[claimed.size()];
         Integer[] attempts = new Integer[claimed.size()];
@@ -125,7 +125,8 @@ final class PostgreSqlStatements implements DatabaseStatements {
             versions[i] = claimed.get(i).version();
             attempts[i] = claimed.get(i).attempt();
         }
-        return this.jdbc.query((connection) -> {
+        // PostgreSQL keeps no lock on a row a statement only looked at: nothing here is held for long
+        return FinishedIds.all(this.jdbc.query((connection) -> {
             PreparedStatement statement = prepare(connection, FINISH_EXECUTED);
             Array idArray = connection.createArrayOf("bigint", ids);
             statement.setArray(1, idArray);
@@ -135,7 +136,17 @@ final class PostgreSqlStatements implements DatabaseStatements {
             statement.setArray(5, connection.createArrayOf("integer", attempts));
             statement.setArray(6, idArray);
             return statement;
-        }, (row, number) -> row.getLong(1));
+        }, (row, number) -> row.getLong(1)));
+    }
+
+    @Override
+    public int renewLeases(Collection<StoredTask> running, long leaseUntil) {
+        return DatabaseStatements.renewLeasesByIdList(this.jdbc, running, leaseUntil);
+    }
+
+    @Override
+    public boolean cancelDead(long taskId) {
+        return DatabaseStatements.cancelDead(this.jdbc, "taskinfo_logs", CLOCK, taskId);
     }
 
     /**
