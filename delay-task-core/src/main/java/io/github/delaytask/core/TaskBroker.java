@@ -173,27 +173,30 @@ public class TaskBroker {
     }
 
     /**
-     * Extend the leases of claimed tasks whose handlers still run on this instance: first in the database, one
-     * statement, which is what fences them, so that a Redis that hangs cannot hold it up; then in Redis, one round
-     * trip for all their queues, so that no claim hands them out again meanwhile.
-     * @return how many the database extended; the others lost their claim meanwhile
+     * Extend the leases of running tasks in the database, one statement: what fences them. The Redis half,
+     * {@link #extendLeasesInRedis}, may follow later: a claim Redis hands them to meanwhile finds them leased.
+     * @return how many the database extended; the others lost their claim, or another transaction holds their rows
      */
-    public int renewLeases(Collection<StoredTask> running) {
+    public int renewLeasesInDatabase(Collection<StoredTask> running) {
         // this instance's clock, where claims compare with Redis's: one behind leaves a lease as it was rather than
         // shorten it, and one ahead holds the task of a dead instance that much longer
-        int renewed = this.store.renewLeases(running, this.clock.millis() + this.lease.toMillis());
+        return this.store.renewLeases(running, this.clock.millis() + this.lease.toMillis());
+    }
+
+    /**
+     * Extend the leases of running tasks in Redis, one round trip for all their queues, so that no claim hands them
+     * out again meanwhile; an id no longer in flight is left alone.
+     */
+    public void extendLeasesInRedis(Collection<StoredTask> running) {
+        this.queues.extendLeases(byQueue(running), this.lease);
+    }
+
+    private static Map<QueueId, List<Long>> byQueue(Collection<StoredTask> tasks) {
         Map<QueueId, List<Long>> byQueue = new LinkedHashMap<>();
-        for (StoredTask task : running) {
+        for (StoredTask task : tasks) {
             byQueue.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task.taskId());
         }
-        try {
-            this.queues.extendLeases(byQueue, this.lease);
-        }
-        catch (RuntimeException ex) {
-            // the database holds the tasks: a claim Redis hands them to finds them leased
-            logger.debug("Could not extend the leases of " + running.size() + " running task(s) in Redis", ex);
-        }
-        return renewed;
+        return byQueue;
     }
 
     /** Stop claims of the queue on every instance: {@link TaskQueues#pause}. */
@@ -382,16 +385,28 @@ public class TaskBroker {
     }
 
     /**
-     * Record that claimed tasks ran: one database transaction for all of them, and their removals from each queue's
-     * in-flight set sent to Redis together. Tasks whose rows another transaction holds are left to
-     * {@link #completeHeld}: no one caller's open transaction holds up the others.
-     * @return the tasks held by another transaction, not recorded yet; the others are recorded, or had lost their
-     * lease to another consumer
+     * Record in the database that claimed tasks ran, one transaction for all of them, leaving Redis as it is: the
+     * caller has Redis {@link #forget} the finished ones, when Redis answers, so that a Redis that stalls holds up no
+     * outcome. Tasks whose rows another transaction holds are not waited for: no one caller's open transaction holds
+     * up the others. A task the database recorded is never
+     * run again, whatever Redis still holds of it: a claim that hands its id out drops it.
+     * @return the tasks recorded, and those whose rows another transaction holds, not recorded yet (see
+     * {@link #completeHeld}); the others had lost their lease to another consumer
      */
-    public List<StoredTask> completeAll(List<StoredTask> claimed) {
+    public Recorded recordAll(List<StoredTask> claimed) {
         Finishes finishes = this.store.finishAllExecuted(claimed);
-        acknowledge(finishes.finished(), claimed.size() - finishes.held().size());
-        return finishes.held();
+        recorded(finishes.finished(), claimed.size() - finishes.held().size());
+        return new Recorded(finishes.finished(), finishes.held());
+    }
+
+    /**
+     * Forget in Redis tasks the database recorded as finished: a removal from each queue's in-flight set, all sent
+     * together.
+     */
+    public void forget(Collection<StoredTask> finished) {
+        if (!finished.isEmpty()) {
+            this.queues.acknowledgeAll(byQueue(finished));
+        }
     }
 
     /**
@@ -406,17 +421,23 @@ public class TaskBroker {
     }
 
     private void acknowledge(List<StoredTask> finished, int asked) {
+        recorded(finished, asked);
+        forgetQuietly(finished);
+    }
+
+    /** Count the tasks recorded as executed, and warn of those that had lost their lease. */
+    private void recorded(List<StoredTask> finished, int asked) {
         if (finished.size() < asked) {
             logger.warn((asked - finished.size()) + " task(s) ran after their lease ran out; another consumer "
                     + "took them over, so they may run twice. Raise delay-task.lease above the longest handler time.");
         }
-        Map<QueueId, List<Long>> byQueue = new HashMap<>();
-        for (StoredTask task : finished) {
-            byQueue.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task.taskId());
-        }
-        byQueue.forEach((queue, ids) -> this.events.completed(queue, TaskEvents.Outcome.EXECUTED, ids.size()));
+        byQueue(finished).forEach((queue, ids) -> this.events.completed(queue, TaskEvents.Outcome.EXECUTED,
+                ids.size()));
+    }
+
+    private void forgetQuietly(List<StoredTask> finished) {
         try {
-            this.queues.acknowledgeAll(byQueue);
+            forget(finished);
         }
         catch (RuntimeException ex) {
             // the database has recorded them, which is what counts: an id left in flight is dropped when its lease
@@ -595,6 +616,14 @@ public class TaskBroker {
      * @param paused whether the queue is paused, so that nothing was claimed
      */
     public record Batch(List<StoredTask> tasks, int taken, long nextDueInMillis, boolean paused) {
+    }
+
+    /**
+     * What the database made of executed tasks.
+     * @param finished the tasks recorded as executed
+     * @param held the tasks whose rows another transaction holds, not recorded yet
+     */
+    public record Recorded(List<StoredTask> finished, List<StoredTask> held) {
     }
 
     /**

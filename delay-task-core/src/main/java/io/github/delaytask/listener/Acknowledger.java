@@ -17,7 +17,8 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Records executed tasks in batches: whatever finished while the previous batch was being written goes into the
  * next one, so under load one transaction and one Redis call acknowledge many tasks, and when idle a task is
- * acknowledged at once. Under a steady stream of few tasks at a time, batches begin at most every
+ * acknowledged at once. The database's transaction is what records them; Redis is told after it, by
+ * {@link RedisBookkeeping}, so that a Redis that stalls holds up no outcome. Under a steady stream of few tasks at a time, batches begin at most every
  * {@link #BUSY_BATCH_GAP_NANOS}.
  * <p>
  * A batch the database could not take (a connection lost for a moment) is tried again, with a growing pause, for
@@ -57,6 +58,8 @@ final class Acknowledger implements Runnable {
 
     private final HeldOutcomes held;
 
+    private final RedisBookkeeping redis;
+
     /** Tasks of a batch the database did not take, tried again first; only this thread touches it. */
     private final List<Executed> retrying = new ArrayList<>();
 
@@ -71,9 +74,11 @@ final class Acknowledger implements Runnable {
      * @param handlersWaiting whether handlers wait for outcomes to be recorded before they may start (a small pool:
      * the tasks not recorded yet are as many as it may hold)
      */
-    Acknowledger(TaskBroker broker, Duration lease, IntConsumer recorded, BooleanSupplier handlersWaiting) {
+    Acknowledger(TaskBroker broker, Duration lease, RedisBookkeeping redis, IntConsumer recorded,
+            BooleanSupplier handlersWaiting) {
         this.broker = broker;
-        this.held = new HeldOutcomes(broker, lease, () -> this.thread != null && this.thread.isAlive());
+        this.redis = redis;
+        this.held = new HeldOutcomes(broker, lease, redis, () -> this.thread != null && this.thread.isAlive());
         this.recorded = recorded;
         this.handlersWaiting = handlersWaiting;
     }
@@ -165,7 +170,9 @@ final class Acknowledger implements Runnable {
         List<StoredTask> tasks = new ArrayList<>(batch.size());
         batch.forEach((executed) -> tasks.add(executed.task()));
         try {
-            this.held.add(this.broker.completeAll(tasks));
+            TaskBroker.Recorded recorded = this.broker.recordAll(tasks);
+            this.held.add(recorded.held());
+            forget(this.broker, this.redis, recorded.finished());
             this.backoff = new Backoff();
             // those held count as recorded: they wait on a thread of their own, and take no handler's room
             this.recorded.accept(batch.size());
@@ -194,6 +201,13 @@ final class Acknowledger implements Runnable {
                 logger.debug("Recording failed", ex);
                 TimeUnit.MILLISECONDS.sleep(pause);
             }
+        }
+    }
+
+    /** Have Redis forget tasks the database recorded, when it answers. */
+    static void forget(TaskBroker broker, RedisBookkeeping redis, List<StoredTask> finished) {
+        if (!finished.isEmpty()) {
+            redis.submit("forget " + finished.size() + " finished task(s)", () -> broker.forget(finished));
         }
     }
 

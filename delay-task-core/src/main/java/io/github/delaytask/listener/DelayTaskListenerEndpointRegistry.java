@@ -1,5 +1,6 @@
 package io.github.delaytask.listener;
 
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private Acknowledger acknowledger;
 
+    private RedisBookkeeping redisBookkeeping;
+
     private volatile Leases leases;
 
     private volatile boolean running;
@@ -87,10 +90,13 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         WorkerPool pool = new WorkerPool(this.settings);
         this.workers = pool;
         this.events.handlerPoolStarted(pool.executor());
-        this.acknowledger = new Acknowledger(this.broker, this.settings.lease(), pool::recorded,
+        RedisBookkeeping redis = new RedisBookkeeping(this.settings.lease().toNanos());
+        this.redisBookkeeping = redis;
+        this.acknowledger = new Acknowledger(this.broker, this.settings.lease(), redis, pool::recorded,
                 pool::handlersWaitToStart);
         this.acknowledger.start();
-        this.leases = new Leases(this.broker::renewLeases, this.settings.lease().toNanos(), this.events);
+        this.leases = new Leases((running) -> renewLeases(redis, running), this.settings.lease().toNanos(),
+                this.events);
         this.leases.start();
         Dispatcher started = new Dispatcher(this.broker::claimAll, pool,
                 (queue, task, reservation, startBy, recordBy) -> start(pool, queue, task, reservation, startBy,
@@ -146,6 +152,9 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
             if (this.acknowledger != null) {
                 this.acknowledger.stop(graceDeadline);
             }
+            if (this.redisBookkeeping != null) {
+                this.redisBookkeeping.stop(graceDeadline);
+            }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -162,6 +171,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.dispatcher = null;
         this.workers = null;
         this.acknowledger = null;
+        this.redisBookkeeping = null;
         this.leases = null;
     }
 
@@ -198,6 +208,15 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         Map<QueueId, String> listeners = new LinkedHashMap<>();
         this.processor.endpoints().forEach((endpoint) -> listeners.put(endpoint.queue(), endpoint.describe()));
         return listeners;
+    }
+
+    /** The database's lease first, which fences the tasks; Redis's when it answers. */
+    private int renewLeases(RedisBookkeeping redis, Collection<StoredTask> running) {
+        int renewed = this.broker.renewLeasesInDatabase(running);
+        List<StoredTask> extended = List.copyOf(running);
+        redis.submit("extend the leases of " + extended.size() + " running task(s)",
+                () -> this.broker.extendLeasesInRedis(extended));
+        return renewed;
     }
 
     private void giveBack(List<StoredTask> unstarted) {

@@ -36,6 +36,8 @@ final class HeldOutcomes implements Runnable {
 
     private final TaskBroker broker;
 
+    private final RedisBookkeeping redis;
+
     /** Whether tasks may still arrive: the acknowledger is running. */
     private final BooleanSupplier arriving;
 
@@ -54,10 +56,12 @@ final class HeldOutcomes implements Runnable {
 
     /**
      * @param lease the lease of a claim: a held task's lease is extended at least every sixth of one
+     * @param redis what tells Redis of the outcomes and leases the database recorded
      * @param arriving whether the acknowledger may still hand tasks over
      */
-    HeldOutcomes(TaskBroker broker, Duration lease, BooleanSupplier arriving) {
+    HeldOutcomes(TaskBroker broker, Duration lease, RedisBookkeeping redis, BooleanSupplier arriving) {
         this.broker = broker;
+        this.redis = redis;
         this.arriving = arriving;
         this.roundNanos = Math.min(MAX_ROUND_NANOS, lease.toNanos() / 6);
     }
@@ -125,11 +129,15 @@ final class HeldOutcomes implements Runnable {
         long now = System.nanoTime();
         newcomers.forEach((task) -> this.waiting.putIfAbsent(task, now));
         try {
-            List<StoredTask> held = this.broker.completeAll(new ArrayList<>(this.waiting.keySet()));
+            TaskBroker.Recorded recorded = this.broker.recordAll(new ArrayList<>(this.waiting.keySet()));
+            Acknowledger.forget(this.broker, this.redis, recorded.finished());
+            List<StoredTask> held = recorded.held();
             this.waiting.keySet().retainAll(new HashSet<>(held));
             this.reported.retainAll(held.stream().map(StoredTask::taskId).toList());
             if (!held.isEmpty()) {
-                this.broker.renewLeases(held);
+                this.broker.renewLeasesInDatabase(held);
+                this.redis.submit("extend the leases of " + held.size() + " held task(s)",
+                        () -> this.broker.extendLeasesInRedis(held));
                 report(now);
             }
         }

@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A TCP proxy on 127.0.0.1 that a test can cut and restore, to make a server unreachable for a while.
  * <p>
  * {@link #cut()} closes every open connection and closes each new one as soon as it is accepted, so clients fail
- * fast, as with a server that went down; {@link #restore()} lets new connections through again.
+ * fast, as with a server that went down; {@link #restore()} lets new connections through again. {@link #stall()}
+ * keeps every connection open but holds what either side sends, as with a server paused by {@code CLIENT PAUSE}, a
+ * fail-over or a partition, until {@link #resume()} lets it through.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -28,6 +30,11 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicInteger refused = new AtomicInteger();
 
     private volatile boolean cut;
+
+    /** Guards {@link #stalled}, and wakes the pumps when it ends. */
+    private final Object gate = new Object();
+
+    private boolean stalled;
 
     private TcpProxy(InetSocketAddress target) throws IOException {
         this.target = target;
@@ -65,6 +72,35 @@ public final class TcpProxy implements AutoCloseable {
         this.cut = false;
     }
 
+    /** Hold whatever either side sends, on every connection, until {@link #resume()}; connections stay open. */
+    public void stall() {
+        synchronized (this.gate) {
+            this.stalled = true;
+        }
+    }
+
+    /** Let what was held, and what follows, through. */
+    public void resume() {
+        synchronized (this.gate) {
+            this.stalled = false;
+            this.gate.notifyAll();
+        }
+    }
+
+    private void awaitFlowing() throws IOException {
+        synchronized (this.gate) {
+            while (this.stalled) {
+                try {
+                    this.gate.wait();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while stalled");
+                }
+            }
+        }
+    }
+
     /** How many connections were refused while cut. */
     public int refusedConnections() {
         return this.refused.get();
@@ -72,6 +108,7 @@ public final class TcpProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        resume();
         cut();
         closeQuietly(this.server);
     }
@@ -118,6 +155,7 @@ public final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) != -1) {
+                    awaitFlowing();
                     out.write(buffer, 0, read);
                     out.flush();
                 }

@@ -1,0 +1,129 @@
+package io.github.delaytask.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.testsupport.TcpProxy;
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A Redis that stalls, as in a Sentinel fail-over, under {@code CLIENT PAUSE} or in a partition: connections stay
+ * open and nothing comes back, for less than Boot's default command timeout of a minute. Redis is reached through a
+ * proxy that holds what either side sends; the database is the real MariaDB. What the database records must not wait
+ * for Redis: outcomes are recorded and leases extended in the database meanwhile, and Redis catches up once it
+ * answers.
+ */
+@Tag("faults")
+class RedisStallFaultTests {
+
+    private static final QueueId QUEUE = new QueueId(RecordingListener.TASK_TYPE, 0);
+
+    private TestBackend backend;
+
+    private FaultRuns runs;
+
+    private TcpProxy proxy;
+
+    @BeforeEach
+    void createSchemaAndProxy() {
+        this.backend = TestBackend.mariaDb();
+        this.runs = new FaultRuns(this.backend);
+        this.runs.createSchema("mysql");
+        this.proxy = TcpProxy.start(this.backend.redisHost(), this.backend.redisPort());
+    }
+
+    @AfterEach
+    void closeProxyAndDropDatabase() {
+        try {
+            this.proxy.close();
+        }
+        finally {
+            this.backend.close();
+        }
+    }
+
+    @Test
+    void handlersThatFinishWhileRedisStallsAreRecordedInTheDatabaseMeanwhileAndForgottenByRedisOnceItAnswers() {
+        int tasks = 20;
+        // no spring.data.redis.timeout: Boot's default, a minute; handlers of one to three seconds, all at once
+        Map<String, String> properties = properties("fault.handler-millis=2000",
+                "delay-task.listener.concurrency=" + tasks);
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            List<DelayTask> batch = new ArrayList<>();
+            for (int i = 0; i < tasks; i++) {
+                batch.add(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+            }
+            service.addTasks(batch);
+            await().atMost(Duration.ofSeconds(20)).until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") == tasks);
+            this.proxy.stall();
+            try {
+                // well within the command timeout: the outcomes do not wait for Redis
+                await().atMost(Duration.ofSeconds(15)).until(() -> executed() == tasks);
+            }
+            finally {
+                this.proxy.resume();
+            }
+            TaskQueues queues = context.getBean(TaskQueues.class);
+            await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(queues.sizes(QUEUE)).as("future, ready and in-flight ids of %s",
+                        QUEUE).containsExactly(0, 0, 0));
+            assertThat(this.runs.duplicated()).isEmpty();
+        });
+    }
+
+    @Test
+    void aHandlerThatRunsPastItsLeaseWhileRedisStallsKeepsItsLeaseInTheDatabaseAndRunsOnce() {
+        // a handler of five to fifteen seconds, a lease of two
+        Map<String, String> properties = properties("fault.handler-millis=10000", "delay-task.lease=2s");
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+            await().atMost(Duration.ofSeconds(20)).until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") == 1);
+            this.proxy.stall();
+            try {
+                // two leases, at every look; the handler runs five seconds at least
+                await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> leaseUntil(id) > System.currentTimeMillis());
+            }
+            finally {
+                this.proxy.resume();
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> executed() == 1);
+            assertThat(this.runs.count("SELECT COUNT(*) FROM fault_runs WHERE task_id = ?", id)).as("runs")
+                .isEqualTo(1);
+        });
+    }
+
+    private Map<String, String> properties(String... overrides) {
+        List<String> all = new ArrayList<>(List.of("spring.data.redis.host=127.0.0.1",
+                "spring.data.redis.port=" + this.proxy.port()));
+        all.addAll(List.of(overrides));
+        return FaultApp.properties(this.backend, all.toArray(String[]::new));
+    }
+
+    private long executed() {
+        return this.runs.count("SELECT COUNT(*) FROM taskinfo_logs WHERE status = ?", TaskStatus.EXECUTED.code());
+    }
+
+    /** The task's lease in the database, epoch ms; 0 once it is no longer held. */
+    private long leaseUntil(long id) {
+        return this.runs.count("SELECT COALESCE(MAX(lease_until), 0) FROM taskinfo WHERE task_id = ?", id);
+    }
+
+}
