@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskStatus;
@@ -72,6 +73,18 @@ public class TaskBroker {
 
     private final AtomicBoolean sharedKeysReported = new AtomicBoolean();
 
+    /**
+     * Queues this instance knows to be paused: paused here, or found paused by a claim here, until resumed here or
+     * found claimable by a claim. Their tasks claimed ahead of a free thread go back rather than start.
+     */
+    private final Set<QueueId> pausedQueues = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Counts the pauses and resumes made here, under {@link #pausedQueues}'s lock: a claim that began before one says
+     * nothing of the queue after it.
+     */
+    private final AtomicLong pauseChanges = new AtomicLong();
+
     private final TaskEvents events;
 
     private final @Nullable WakeUps wakeUps;
@@ -105,7 +118,9 @@ public class TaskBroker {
      */
     public Batch claim(QueueId queue, int max) {
         this.consumedQueues.add(queue);
+        long pauses = this.pauseChanges.get();
         Claim claim = claimInRedis(queue, max);
+        notePaused(queue, claim.paused(), pauses);
         if (claim.redelivered() > 0) {
             this.events.redelivered(queue, claim.redelivered());
         }
@@ -132,7 +147,9 @@ public class TaskBroker {
         if (!this.unreachableQueues.isEmpty()) {
             counts.keySet().stream().filter(this.unreachableQueues::contains).forEach(timed::add);
         }
+        long pauses = this.pauseChanges.get();
         TaskQueues.Claims claims = this.queues.claimAll(counts, this.lease, timed);
+        claims.claimed().forEach((queue, claim) -> notePaused(queue, claim.paused(), pauses));
         this.unreachableQueues.addAll(claims.failed().keySet());
         List<Long> ids = new ArrayList<>();
         Map<QueueId, List<Long>> handedOut = new HashMap<>();
@@ -199,14 +216,27 @@ public class TaskBroker {
         return byQueue;
     }
 
-    /** Stop claims of the queue on every instance: {@link TaskQueues#pause}. */
+    /**
+     * Stop claims of the queue on every instance: {@link TaskQueues#pause}. Its tasks claimed here ahead of a free
+     * thread go back rather than start; so do those of another instance once its next claim of the queue finds it
+     * paused.
+     */
     public boolean pause(QueueId queue) {
-        return this.queues.pause(queue);
+        boolean paused = this.queues.pause(queue);
+        synchronized (this.pausedQueues) {
+            this.pausedQueues.add(queue);
+            this.pauseChanges.incrementAndGet();
+        }
+        return paused;
     }
 
     /** Let the queue's tasks be claimed again: {@link TaskQueues#resume}. */
     public boolean resume(QueueId queue) {
         boolean resumed = this.queues.resume(queue);
+        synchronized (this.pausedQueues) {
+            this.pausedQueues.remove(queue);
+            this.pauseChanges.incrementAndGet();
+        }
         if (resumed) {
             // dispatchers look at a paused queue only now and then; what fell due meanwhile is due now
             long now = this.clock.millis();
@@ -214,6 +244,34 @@ public class TaskBroker {
             announce(Map.of(queue, now));
         }
         return resumed;
+    }
+
+    /**
+     * Whether this instance knows the queue to be paused, without asking Redis: a claimed task of the queue that has
+     * not started should go back.
+     */
+    public boolean knownPaused(QueueId queue) {
+        return !this.pausedQueues.isEmpty() && this.pausedQueues.contains(queue);
+    }
+
+    /**
+     * What a claim found of the queue's pause, unless a pause or resume made here since it began says otherwise.
+     * @param pauses {@link #pauseChanges} when the claim began
+     */
+    private void notePaused(QueueId queue, boolean paused, long pauses) {
+        if (paused == knownPaused(queue)) {
+            return;
+        }
+        synchronized (this.pausedQueues) {
+            if (this.pauseChanges.get() == pauses) {
+                if (paused) {
+                    this.pausedQueues.add(queue);
+                }
+                else {
+                    this.pausedQueues.remove(queue);
+                }
+            }
+        }
     }
 
     /** Whether the queue is paused. */

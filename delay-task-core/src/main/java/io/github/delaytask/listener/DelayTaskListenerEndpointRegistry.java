@@ -48,7 +48,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private volatile @Nullable Dispatcher dispatcher;
 
-    private WorkerPool workers;
+    private volatile WorkerPool workers;
 
     private Acknowledger acknowledger;
 
@@ -118,7 +118,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     /**
      * Stops within {@code shutdown-timeout} plus {@link #GRACE_MILLIS}: claiming ends at once, tasks claimed but not
-     * started go back, running handlers get the timeout to finish, and those still running after it are interrupted
+     * started go back (also those whose handler waited for room to start), running handlers get the timeout to finish, and those still running after it are interrupted
      * and get the grace to end, so that their outcome is recorded. A handler that ignores the interrupt keeps running
      * on a daemon thread; its task is delivered again when the lease runs out.
      */
@@ -135,6 +135,9 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         if (stopped != null) {
             stopped.stop();
             this.broker.stopsListening(stopped.queues());
+        }
+        if (this.workers != null) {
+            this.workers.stopStarting();
         }
         try {
             if (stopped != null) {
@@ -196,6 +199,12 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
             handler.put("thread", lease.thread().getName());
             return handler;
         }).toList();
+    }
+
+    /** Whether handlers wait for the outcomes of others to be recorded before they may start. */
+    boolean handlersWaitToStart() {
+        WorkerPool current = this.workers;
+        return current != null && current.handlersWaitToStart();
     }
 
     /** The queues that have a listener here. */

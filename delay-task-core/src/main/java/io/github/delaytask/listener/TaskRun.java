@@ -60,15 +60,20 @@ final class TaskRun {
 
     /**
      * Start no handler whose lease may have run out while it waited for a thread or for room: another consumer may
-     * have the task by then. Such a task goes back at once, its attempt not counted, rather than wait for its lease.
+     * have the task by then. Such a task goes back at once, its attempt not counted, rather than wait for its lease;
+     * so does one whose queue was paused meanwhile, or whose application stops.
      * @param startBy the latest start, nanos of {@link System#nanoTime()}
      * @param recordBy when the lease runs out, nanos of {@link System#nanoTime()}
      */
     void run(StoredTask task, long startBy, long recordBy) {
         try {
             if (this.workers.awaitRoomToStart(startBy)) {
-                handle(task, recordBy);
-                return;
+                if (!this.broker.knownPaused(task.queue())) {
+                    handle(task, recordBy);
+                    return;
+                }
+                // its queue was paused after it was claimed: the operator meant to hold it off
+                this.workers.recorded(1);
             }
         }
         catch (InterruptedException ex) {
@@ -78,7 +83,7 @@ final class TaskRun {
             this.broker.giveBack(List.of(task));
         }
         catch (Throwable ex) {
-            logger.warn("Task " + task.taskId() + " did not start in time and could not be handed back; it will be "
+            logger.warn("Task " + task.taskId() + " did not start and could not be handed back; it will be "
                     + "delivered again when its lease runs out", ex);
         }
     }

@@ -47,6 +47,9 @@ final class WorkerPool implements Capacity {
 
     private volatile boolean interrupted;
 
+    /** Whether the application stops: a handler waiting for room to start starts no more, and goes back. */
+    private volatile boolean stopping;
+
     /** Average handler time, in ms; racy updates are fine for an estimate. */
     private volatile double averageMillis;
 
@@ -112,7 +115,25 @@ final class WorkerPool implements Capacity {
      */
     boolean awaitRoomToStart(long startBy) throws InterruptedException {
         long wait = startBy - System.nanoTime();
-        return wait > 0 && this.unrecorded.tryAcquire(wait, TimeUnit.NANOSECONDS);
+        if (this.stopping || wait <= 0 || !this.unrecorded.tryAcquire(wait, TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        if (this.stopping) {
+            // woken by stopStarting, or room came as the stop began: pass the room on, to wake the next in line
+            this.unrecorded.release();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Start no more handlers: those waiting for room to start give up at once, and their tasks go back, rather than
+     * start once outcomes are recorded, after the stop began.
+     */
+    void stopStarting() {
+        this.stopping = true;
+        // wakes one waiting handler, which passes it on to the next
+        this.unrecorded.release();
     }
 
     /** Whether handlers wait in {@link #awaitRoomToStart(long)} for outcomes to be recorded. */

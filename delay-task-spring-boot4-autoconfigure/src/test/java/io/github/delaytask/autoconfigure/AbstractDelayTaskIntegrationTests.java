@@ -183,6 +183,34 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
+    void tasksClaimedAheadDoNotStartOnceTheirQueueIsPausedAndRunOnceWhenItIsResumed() {
+        this.runner.withPropertyValues("delay-task.listener.concurrency=1", "delay-task.listener.prefetch=5")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                Listeners listeners = context.getBean(Listeners.class);
+                long first = service.addTask(DelayTask.builder(GATED).build());
+                await().atMost(Duration.ofSeconds(5)).until(() -> listeners.gatedStarted.getCount() == 0);
+                List<Long> ahead = service.addTasks(List.of(DelayTask.builder(GATED).build(),
+                        DelayTask.builder(GATED).build(), DelayTask.builder(GATED).build()));
+                // claimed ahead of the one thread, which the first holds
+                await().atMost(Duration.ofSeconds(5)).until(() -> count(context,
+                        "SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL") == 4);
+                assertThat(service.pauseQueue(GATED, 0)).isTrue();
+                listeners.gate.countDown();
+                await().atMost(Duration.ofSeconds(10)).until(() -> status(context, first) == TaskStatus.EXECUTED);
+                // back, unstarted, their attempt not counted
+                await().atMost(Duration.ofSeconds(5)).until(() -> count(context, "SELECT COUNT(*) FROM taskinfo WHERE "
+                        + "lease_until IS NULL AND attempts = 0") == 3);
+                assertThat(listeners.runs.keySet()).containsExactly(first);
+
+                assertThat(service.resumeQueue(GATED, 0)).isTrue();
+                await().atMost(Duration.ofSeconds(10))
+                    .until(() -> ahead.stream().allMatch((id) -> status(context, id) == TaskStatus.EXECUTED));
+                ahead.forEach((id) -> assertThat(listeners.runs.get(id)).as("runs of task %d", id).hasSize(1));
+            });
+    }
+
+    @Test
     void aPausedQueueGivesNoTaskToPollUntilResumed() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);

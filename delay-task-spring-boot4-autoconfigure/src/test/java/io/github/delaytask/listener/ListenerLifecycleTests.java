@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import io.github.delaytask.DelayTask;
@@ -37,6 +38,8 @@ class ListenerLifecycleTests {
     static final int OVERRUNNING = 2;
 
     static final int ENDS_WHEN_INTERRUPTED = 3;
+
+    static final int COUNTED = 4;
 
     private TestBackend backend;
 
@@ -97,6 +100,41 @@ class ListenerLifecycleTests {
         });
     }
 
+    @Test
+    void aTaskWaitingForRoomToStartWhenTheApplicationStopsNeverStartsAndGoesBackAtOnce() throws Exception {
+        // two handlers' outcomes may be unrecorded at once: with both held up, a third handler waits for room
+        this.runner.withBean(HeldAcknowledgements.class)
+            .withPropertyValues("delay-task.listener.concurrency=2", "delay-task.listener.prefetch=0",
+                    "delay-task.shutdown-timeout=10s")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                Listeners listeners = context.getBean(Listeners.class);
+                HeldAcknowledgements held = context.getBean(HeldAcknowledgements.class);
+                DelayTaskListenerEndpointRegistry registry = context.getBean(DelayTaskListenerEndpointRegistry.class);
+                service.addTask(DelayTask.builder(RECORDED).build());
+                service.addTask(DelayTask.builder(RECORDED).build());
+                await().atMost(Duration.ofSeconds(5)).until(() -> listeners.recordedRuns.get() == 2);
+                await().atMost(Duration.ofSeconds(5)).until(() -> held.waiting.getCount() == 0);
+                long waiting = service.addTask(DelayTask.builder(COUNTED).build());
+                await().atMost(Duration.ofSeconds(5)).until(registry::handlersWaitToStart);
+                JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+                Thread closing = new Thread(() -> ((ConfigurableApplicationContext) context.getSourceApplicationContext())
+                    .close(), "closing");
+                closing.start();
+                try {
+                    // well within the shutdown timeout, before any outcome is recorded
+                    await().atMost(Duration.ofSeconds(5))
+                        .until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM taskinfo WHERE task_id = ? AND "
+                                + "lease_until IS NULL AND attempts = 0", Long.class, waiting) == 1);
+                }
+                finally {
+                    held.release.countDown();
+                    closing.join(TimeUnit.SECONDS.toMillis(20));
+                }
+                assertThat(listeners.countedRuns).as("runs of the task that waited for room").hasValue(0);
+            });
+    }
+
     private static TaskStatus status(org.springframework.context.ApplicationContext context, long id) {
         Integer code = new JdbcTemplate(context.getBean(DataSource.class))
             .queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?", Integer.class, id);
@@ -108,8 +146,18 @@ class ListenerLifecycleTests {
 
         final CountDownLatch started = new CountDownLatch(2);
 
+        final AtomicInteger recordedRuns = new AtomicInteger();
+
+        final AtomicInteger countedRuns = new AtomicInteger();
+
         @DelayTaskListener(taskType = RECORDED)
         void recorded() {
+            this.recordedRuns.incrementAndGet();
+        }
+
+        @DelayTaskListener(taskType = COUNTED)
+        void counted() {
+            this.countedRuns.incrementAndGet();
         }
 
         @DelayTaskListener(taskType = OVERRUNNING)
@@ -127,6 +175,35 @@ class ListenerLifecycleTests {
             catch (InterruptedException ex) {
                 // ends its work early, and returns
             }
+        }
+
+    }
+
+    /** Holds up every acknowledgement until the test releases them, as a database that takes its time would. */
+    static class HeldAcknowledgements implements BeanPostProcessor {
+
+        final CountDownLatch waiting = new CountDownLatch(1);
+
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof TaskStore store)) {
+                return bean;
+            }
+            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("finishAllExecuted")) {
+                            this.waiting.countDown();
+                            this.release.await();
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        }
+                        catch (InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
         }
 
     }
