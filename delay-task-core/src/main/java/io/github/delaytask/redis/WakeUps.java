@@ -3,6 +3,8 @@ package io.github.delaytask.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +46,14 @@ public class WakeUps {
     private final long horizonMillis;
 
     /** Tells this instance's own messages apart, which its dispatcher heard of already. */
-    private final String sender = UUID.randomUUID().toString();
+    private final String senderId = UUID.randomUUID().toString();
+
+    /** The earliest time of each queue published and not sent yet; guards the fields after it. */
+    private final Map<QueueId, Long> toSend = new HashMap<>();
+
+    private @Nullable Thread sender;
+
+    private boolean closed;
 
     private @Nullable Subscription subscription;
 
@@ -61,29 +70,90 @@ public class WakeUps {
     }
 
     /**
-     * Tell the other instances of the earliest task scheduled here in each queue, for those due within the horizon:
-     * one message for all of them, so that a Redis gone slow costs one command timeout at most. Never throws: a
+     * Tell the other instances of the earliest task scheduled here in each queue, for those due within the horizon.
+     * Never blocks and never throws: the message goes from a thread of its own, one for whatever was published
+     * while the previous one was on its way, so that a Redis gone slow (on a Cluster, the master of the channel's
+     * slot failing) holds up no caller, such as the hand-off of new tasks, and what waits is one time per queue. A
      * wake-up that cannot be sent only costs an idle poll interval.
      * @param earliest the earliest execute time, epoch ms, of each queue
      */
     public void publish(Map<QueueId, Long> earliest) {
         long now = this.clock.millis();
-        StringBuilder message = new StringBuilder(this.sender);
-        earliest.forEach((queue, executeTime) -> {
-            if (executeTime - now < this.horizonMillis) {
-                message.append(' ').append(queue.taskType()).append(' ').append(queue.priority()).append(' ')
-                    .append(executeTime);
+        synchronized (this.toSend) {
+            if (this.closed) {
+                return;
             }
-        });
-        if (message.length() == this.sender.length()) {
-            return;
+            int before = this.toSend.size();
+            boolean added = false;
+            for (Map.Entry<QueueId, Long> entry : earliest.entrySet()) {
+                if (entry.getValue() - now < this.horizonMillis) {
+                    this.toSend.merge(entry.getKey(), entry.getValue(), Math::min);
+                    added = true;
+                }
+            }
+            if (!added) {
+                return;
+            }
+            if (this.sender == null) {
+                Thread thread = new Thread(this::sendAll, "delay-task-wake-ups-send");
+                thread.setDaemon(true);
+                this.sender = thread;
+                thread.start();
+            }
+            if (before == 0) {
+                this.toSend.notifyAll();
+            }
         }
+    }
+
+    private void sendAll() {
+        while (true) {
+            Map<QueueId, Long> batch;
+            synchronized (this.toSend) {
+                while (this.toSend.isEmpty() && !this.closed) {
+                    try {
+                        this.toSend.wait();
+                    }
+                    catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+                if (this.closed) {
+                    return;
+                }
+                batch = new LinkedHashMap<>(this.toSend);
+                this.toSend.clear();
+            }
+            send(batch);
+        }
+    }
+
+    /** One message for all the queues, so that a Redis gone slow costs one command timeout at most. */
+    private void send(Map<QueueId, Long> earliest) {
+        StringBuilder message = new StringBuilder(this.senderId);
+        earliest.forEach((queue, executeTime) -> message.append(' ')
+            .append(queue.taskType())
+            .append(' ')
+            .append(queue.priority())
+            .append(' ')
+            .append(executeTime));
         try {
             this.redis.convertAndSend(this.keys.wakeUps(), message.toString());
         }
         catch (RuntimeException ex) {
             logger.debug("Could not send a wake-up for " + earliest.keySet(), ex);
         }
+    }
+
+    /** Send no more wake-ups, and stop hearing them. */
+    public void close() {
+        synchronized (this.toSend) {
+            this.closed = true;
+            this.toSend.clear();
+            this.toSend.notifyAll();
+        }
+        stopListening();
     }
 
     /**
@@ -184,7 +254,7 @@ public class WakeUps {
         private void received(Message message, byte @Nullable [] pattern) {
             // the sender, then the type, priority and execute time of each queue
             String[] parts = new String(message.getBody(), StandardCharsets.UTF_8).split(" ");
-            if (parts.length < 4 || (parts.length - 1) % 3 != 0 || parts[0].equals(WakeUps.this.sender)) {
+            if (parts.length < 4 || (parts.length - 1) % 3 != 0 || parts[0].equals(WakeUps.this.senderId)) {
                 return;
             }
             try {
