@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskStatus;
@@ -80,10 +79,10 @@ public class TaskBroker {
     private final Set<QueueId> pausedQueues = ConcurrentHashMap.newKeySet();
 
     /**
-     * Counts the pauses and resumes made here, under {@link #pausedQueues}'s lock: a claim that began before one says
-     * nothing of the queue after it.
+     * Counts the pauses and resumes of each queue made here, under {@link #pausedQueues}'s lock: a claim that began
+     * before one says nothing of the queue after it.
      */
-    private final AtomicLong pauseChanges = new AtomicLong();
+    private final Map<QueueId, Long> pauseChanges = new ConcurrentHashMap<>();
 
     private final TaskEvents events;
 
@@ -118,7 +117,7 @@ public class TaskBroker {
      */
     public Batch claim(QueueId queue, int max) {
         this.consumedQueues.add(queue);
-        long pauses = this.pauseChanges.get();
+        long pauses = pauseChanges(queue);
         Claim claim = claimInRedis(queue, max);
         notePaused(queue, claim.paused(), pauses);
         if (claim.redelivered() > 0) {
@@ -147,9 +146,13 @@ public class TaskBroker {
         if (!this.unreachableQueues.isEmpty()) {
             counts.keySet().stream().filter(this.unreachableQueues::contains).forEach(timed::add);
         }
-        long pauses = this.pauseChanges.get();
+        Map<QueueId, Long> pauses = new HashMap<>();
+        if (!this.pauseChanges.isEmpty()) {
+            counts.keySet().forEach((queue) -> pauses.put(queue, pauseChanges(queue)));
+        }
         TaskQueues.Claims claims = this.queues.claimAll(counts, this.lease, timed);
-        claims.claimed().forEach((queue, claim) -> notePaused(queue, claim.paused(), pauses));
+        claims.claimed()
+            .forEach((queue, claim) -> notePaused(queue, claim.paused(), pauses.getOrDefault(queue, 0L)));
         this.unreachableQueues.addAll(claims.failed().keySet());
         List<Long> ids = new ArrayList<>();
         Map<QueueId, List<Long>> handedOut = new HashMap<>();
@@ -225,8 +228,11 @@ public class TaskBroker {
         boolean paused = this.queues.pause(queue);
         synchronized (this.pausedQueues) {
             this.pausedQueues.add(queue);
-            this.pauseChanges.incrementAndGet();
+            this.pauseChanges.merge(queue, 1L, Long::sum);
         }
+        // the other instances claim from the queue at once, if they have room, and so hear of the pause before their
+        // tasks claimed ahead start
+        announce(Map.of(queue, this.clock.millis()));
         return paused;
     }
 
@@ -235,7 +241,7 @@ public class TaskBroker {
         boolean resumed = this.queues.resume(queue);
         synchronized (this.pausedQueues) {
             this.pausedQueues.remove(queue);
-            this.pauseChanges.incrementAndGet();
+            this.pauseChanges.merge(queue, 1L, Long::sum);
         }
         if (resumed) {
             // dispatchers look at a paused queue only now and then; what fell due meanwhile is due now
@@ -256,14 +262,14 @@ public class TaskBroker {
 
     /**
      * What a claim found of the queue's pause, unless a pause or resume made here since it began says otherwise.
-     * @param pauses {@link #pauseChanges} when the claim began
+     * @param pauses the queue's {@link #pauseChanges} when the claim began
      */
     private void notePaused(QueueId queue, boolean paused, long pauses) {
         if (paused == knownPaused(queue)) {
             return;
         }
         synchronized (this.pausedQueues) {
-            if (this.pauseChanges.get() == pauses) {
+            if (pauseChanges(queue) == pauses) {
                 if (paused) {
                     this.pausedQueues.add(queue);
                 }
@@ -272,6 +278,10 @@ public class TaskBroker {
                 }
             }
         }
+    }
+
+    private long pauseChanges(QueueId queue) {
+        return this.pauseChanges.isEmpty() ? 0 : this.pauseChanges.getOrDefault(queue, 0L);
     }
 
     /** Whether the queue is paused. */

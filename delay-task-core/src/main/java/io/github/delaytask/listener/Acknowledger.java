@@ -18,8 +18,8 @@ import org.apache.commons.logging.LogFactory;
  * Records executed tasks in batches: whatever finished while the previous batch was being written goes into the
  * next one, so under load one transaction and one Redis call acknowledge many tasks, and when idle a task is
  * acknowledged at once. The database's transaction is what records them; Redis is told after it, by
- * {@link RedisBookkeeping}, so that a Redis that stalls holds up no outcome. Under a steady stream of few tasks at a time, batches begin at most every
- * {@link #BUSY_BATCH_GAP_NANOS}.
+ * {@link RedisBookkeeping}, so that a Redis that stalls holds up no outcome. Under a steady stream of few tasks at a
+ * time, batches begin at most every {@link #BUSY_BATCH_GAP_NANOS}.
  * <p>
  * A batch the database could not take (a connection lost for a moment) is tried again, with a growing pause, for
  * as long as the leases of its tasks last; only a task whose lease ran out first is left to be delivered again. The

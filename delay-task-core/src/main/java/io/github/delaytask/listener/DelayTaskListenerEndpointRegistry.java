@@ -118,8 +118,9 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     /**
      * Stops within {@code shutdown-timeout} plus {@link #GRACE_MILLIS}: claiming ends at once, tasks claimed but not
-     * started go back (also those whose handler waited for room to start), running handlers get the timeout to finish, and those still running after it are interrupted
-     * and get the grace to end, so that their outcome is recorded. A handler that ignores the interrupt keeps running
+     * started go back (also those whose handler waited for room to start), running handlers get the timeout to
+     * finish, and those still running after it are interrupted and get the grace to end, so that their outcome is
+     * recorded. A handler that ignores the interrupt keeps running
      * on a daemon thread; its task is delivered again when the lease runs out.
      */
     @Override
@@ -155,14 +156,12 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
             if (this.acknowledger != null) {
                 this.acknowledger.stop(graceDeadline);
             }
-            if (this.redisBookkeeping != null) {
-                this.redisBookkeeping.stop(graceDeadline);
-            }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
         finally {
+            stopRedisBookkeeping(graceDeadline);
             // after the handlers: those that ran on into the shutdown kept their tasks until they ended
             if (this.leases != null) {
                 this.leases.stop();
@@ -219,11 +218,24 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         return listeners;
     }
 
+    /** Tell Redis what the database recorded until the deadline; what is left Redis finds out as leases run out. */
+    private void stopRedisBookkeeping(long deadline) {
+        if (this.redisBookkeeping == null) {
+            return;
+        }
+        try {
+            this.redisBookkeeping.stop(deadline);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** The database's lease first, which fences the tasks; Redis's when it answers. */
     private int renewLeases(RedisBookkeeping redis, Collection<StoredTask> running) {
         int renewed = this.broker.renewLeasesInDatabase(running);
         List<StoredTask> extended = List.copyOf(running);
-        redis.submit("extend the leases of " + extended.size() + " running task(s)",
+        redis.submitLatest("extend the leases of " + extended.size() + " running task(s)", Leases.class,
                 () -> this.broker.extendLeasesInRedis(extended));
         return renewed;
     }

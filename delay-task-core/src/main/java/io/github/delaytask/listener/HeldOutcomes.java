@@ -136,7 +136,7 @@ final class HeldOutcomes implements Runnable {
             this.reported.retainAll(held.stream().map(StoredTask::taskId).toList());
             if (!held.isEmpty()) {
                 this.broker.renewLeasesInDatabase(held);
-                this.redis.submit("extend the leases of " + held.size() + " held task(s)",
+                this.redis.submitLatest("extend the leases of " + held.size() + " held task(s)", HeldOutcomes.class,
                         () -> this.broker.extendLeasesInRedis(held));
                 report(now);
             }

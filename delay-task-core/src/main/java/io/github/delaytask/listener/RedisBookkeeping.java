@@ -1,6 +1,8 @@
 package io.github.delaytask.listener;
 
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.RedisSystemException;
+
 /**
  * Redis's half of what the database recorded first: forgetting finished tasks, extending the leases of running ones.
  * It runs on a thread of its own, so that a Redis that stalls (a Sentinel fail-over, {@code CLIENT PAUSE}, a
@@ -18,8 +24,9 @@ import org.apache.commons.logging.LogFactory;
  * <p>
  * None of it is needed for correctness: an id Redis was not told to forget is handed out when its lease runs out and
  * dropped, as the database says its task is finished; a lease not extended in Redis is handed out and found leased in
- * the database. So a piece that fails is tried again, with a growing pause, only as long as a lease lasts, and when
- * more than {@link #CAPACITY} pieces wait, new ones are dropped rather than held in memory.
+ * the database. So a piece that fails because Redis did not answer is tried again, with a growing pause, only as long
+ * as a lease lasts; a lease extension waiting is replaced by the next; and when more than {@link #CAPACITY} pieces
+ * wait, new ones are dropped rather than held in memory.
  */
 final class RedisBookkeeping {
 
@@ -34,6 +41,9 @@ final class RedisBookkeeping {
 
     private final AtomicBoolean failing = new AtomicBoolean();
 
+    /** The newest piece of each kind that only the latest counts for, while one waits to be sent. */
+    private final Map<Object, Runnable> latest = new ConcurrentHashMap<>();
+
     private final ThreadPoolExecutor executor;
 
     /**
@@ -42,34 +52,53 @@ final class RedisBookkeeping {
      */
     RedisBookkeeping(long giveUpAfterNanos) {
         this.giveUpAfterNanos = giveUpAfterNanos;
-        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(CAPACITY),
+        this.executor = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(CAPACITY),
                 (runnable) -> {
                     Thread thread = new Thread(runnable, "delay-task-redis-bookkeeping");
                     thread.setDaemon(true);
                     return thread;
-                }, (runnable, executor) -> {
-                    if (!executor.isShutdown() && this.dropped.getAndIncrement() == 0) {
-                        logger.warn("Redis has not answered for a while: more than " + CAPACITY + " pieces of its "
-                                + "bookkeeping wait, and new ones are dropped. The outcomes are in the database; "
-                                + "Redis hands their ids out when their leases run out, and the database drops them");
-                    }
                 });
+        // no thread kept while there is nothing to send, nor after a stop that did not end it
+        this.executor.allowCoreThreadTimeOut(true);
     }
 
     /**
      * Send this to Redis when it answers.
      * @param what what it does, for the log
+     * @return whether it waits to be sent; {@code false} when too many wait, or when stopped
      */
-    void submit(String what, Runnable piece) {
+    boolean submit(String what, Runnable piece) {
         try {
             this.executor.execute(() -> run(what, piece));
+            return true;
         }
         catch (RejectedExecutionException ex) {
+            if (!this.executor.isShutdown() && this.dropped.getAndIncrement() == 0) {
+                logger.warn("Redis has not answered for a while: more than " + CAPACITY + " pieces of its "
+                        + "bookkeeping wait, and new ones are dropped. The outcomes are in the database; Redis hands "
+                        + "their ids out when their leases run out, and the database drops them");
+            }
             // stopped: what is left is Redis's to find out when leases run out
+            return false;
         }
     }
 
-    /** How many pieces were dropped because too many waited. */
+    /**
+     * Send this to Redis when it answers, unless a newer piece of the same kind replaces it first: lease extensions,
+     * each of which supersedes the one before, so that a Redis that stalls for many rounds leaves one waiting.
+     */
+    void submitLatest(String what, Object kind, Runnable piece) {
+        if (this.latest.put(kind, piece) == null && !submit(what, () -> {
+            Runnable newest = this.latest.remove(kind);
+            if (newest != null) {
+                newest.run();
+            }
+        })) {
+            this.latest.remove(kind, piece);
+        }
+    }
+
+    /** How many pieces were dropped because too many waited, since the last one sent. */
     long dropped() {
         return this.dropped.get();
     }
@@ -80,9 +109,10 @@ final class RedisBookkeeping {
         while (true) {
             try {
                 piece.run();
-                if (this.failing.compareAndSet(true, false)) {
-                    logger.info("Redis answers again: its bookkeeping catches up (" + this.dropped.getAndSet(0)
-                            + " piece(s) dropped meanwhile)");
+                long lost = this.dropped.getAndSet(0);
+                if (this.failing.compareAndSet(true, false) || lost > 0) {
+                    logger.info("Redis answers again: its bookkeeping catches up (" + lost + " piece(s) dropped "
+                            + "meanwhile)");
                 }
                 return;
             }
@@ -93,7 +123,7 @@ final class RedisBookkeeping {
                 }
                 logger.debug("Could not " + what + " in Redis", ex);
                 long pause = backoff.nextMillis();
-                if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) - giveUpAt > 0
+                if (!mayPass(ex) || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) - giveUpAt > 0
                         || this.executor.isShutdown()) {
                     return;
                 }
@@ -106,6 +136,12 @@ final class RedisBookkeeping {
                 }
             }
         }
+    }
+
+    /** Whether Redis may answer the same call later: it was out of reach or timed out, not wrong. */
+    private static boolean mayPass(RuntimeException ex) {
+        return ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException
+                || ex instanceof RedisSystemException;
     }
 
     /**

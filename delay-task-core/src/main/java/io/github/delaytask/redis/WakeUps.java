@@ -141,7 +141,8 @@ public class WakeUps {
         try {
             this.redis.convertAndSend(this.keys.wakeUps(), message.toString());
         }
-        catch (RuntimeException ex) {
+        catch (Throwable ex) {
+            // an Error too: the thread must live on, or no wake-up would be sent again
             logger.debug("Could not send a wake-up for " + earliest.keySet(), ex);
         }
     }

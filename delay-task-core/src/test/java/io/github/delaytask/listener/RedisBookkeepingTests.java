@@ -1,6 +1,8 @@
 package io.github.delaytask.listener;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,6 +54,33 @@ class RedisBookkeepingTests {
         this.bookkeeping.submit("extend", next::countDown);
         await().atMost(Duration.ofSeconds(5)).until(() -> next.getCount() == 0);
         assertThat(tries.get()).as("tries of the piece given up").isBetween(2, 4);
+    }
+
+    @Test
+    void aLeaseExtensionWaitingIsReplacedByTheNextAndOnlyTheNewestIsSent() {
+        this.bookkeeping = new RedisBookkeeping(TimeUnit.SECONDS.toNanos(30));
+        CountDownLatch stalled = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        this.bookkeeping.submit("forget", () -> {
+            started.countDown();
+            try {
+                stalled.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.getCount() == 0);
+        List<String> sent = new CopyOnWriteArrayList<>();
+        for (String extension : List.of("first", "second", "third")) {
+            this.bookkeeping.submitLatest("extend", Leases.class, () -> sent.add(extension));
+        }
+        stalled.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !sent.isEmpty());
+        // and one more after it was sent goes out too
+        this.bookkeeping.submitLatest("extend", Leases.class, () -> sent.add("fourth"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 2);
+        assertThat(sent).containsExactly("third", "fourth");
     }
 
     @Test

@@ -88,23 +88,23 @@ class RedisStallFaultTests {
 
     @Test
     void aHandlerThatRunsPastItsLeaseWhileRedisStallsKeepsItsLeaseInTheDatabaseAndRunsOnce() {
-        // a handler of five to fifteen seconds, a lease of two
-        Map<String, String> properties = properties("fault.handler-millis=10000", "delay-task.lease=2s");
+        // a handler of eight to twenty-four seconds, a lease of three
+        Map<String, String> properties = properties("fault.handler-millis=16000", "delay-task.lease=3s");
         FaultApp.runner(properties).run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             long id = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE).build());
             await().atMost(Duration.ofSeconds(20)).until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") == 1);
             this.proxy.stall();
             try {
-                // two leases, at every look; the handler runs five seconds at least
-                await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5))
+                // two leases, at every look; the handler runs eight seconds at least
+                await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(7))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> leaseUntil(id) > System.currentTimeMillis());
             }
             finally {
                 this.proxy.resume();
             }
-            await().atMost(Duration.ofSeconds(30)).until(() -> executed() == 1);
+            await().atMost(Duration.ofSeconds(40)).until(() -> executed() == 1);
             assertThat(this.runs.count("SELECT COUNT(*) FROM fault_runs WHERE task_id = ?", id)).as("runs")
                 .isEqualTo(1);
         });
