@@ -515,14 +515,25 @@ public class TaskBroker {
     }
 
     /**
-     * Hand back claimed tasks whose handlers never started (the application is stopping): they are due again at
-     * once, with the attempt not counted, rather than after their lease.
+     * Hand back in the database claimed tasks whose handlers never started (the application is stopping, their queue
+     * was paused, or they waited too long for a thread): a claim takes them at once, their attempt not counted,
+     * whatever Redis says of their lease; {@link #putBack} then makes them due in Redis.
+     * @return the tasks handed back; the others had lost their claim meanwhile
      */
-    public void giveBack(List<StoredTask> claimed) {
+    public List<StoredTask> unclaimAll(List<StoredTask> claimed) {
+        List<StoredTask> unclaimed = new ArrayList<>(claimed.size());
         for (StoredTask task : claimed) {
             if (this.store.unclaim(task)) {
-                deferLocally(task.queue(), task.taskId(), task.executeTime());
+                unclaimed.add(task);
             }
+        }
+        return unclaimed;
+    }
+
+    /** Make tasks handed back in the database due again in Redis, and tell the consumers here. */
+    public void putBack(List<StoredTask> unclaimed) {
+        for (StoredTask task : unclaimed) {
+            deferLocally(task.queue(), task.taskId(), task.executeTime());
         }
     }
 

@@ -54,6 +54,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private RedisBookkeeping redisBookkeeping;
 
+    private volatile HandBack handBack;
+
     private volatile Leases leases;
 
     private volatile boolean running;
@@ -97,15 +99,17 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.acknowledger.start();
         this.leases = new Leases((running) -> renewLeases(redis, running), this.settings.lease().toNanos(),
                 this.events);
+        HandBack handBack = new HandBack(this.broker, redis);
+        this.handBack = handBack;
         this.leases.start();
         Dispatcher started = new Dispatcher(this.broker::claimAll, pool,
-                (queue, task, reservation, startBy, recordBy) -> start(pool, queue, task, reservation, startBy,
-                        recordBy),
+                (queue, task, reservation, startBy, recordBy) -> start(pool, handBack, queue, task, reservation,
+                        startBy, recordBy),
                 this.settings, this.settings.idleLook(), new Waiter(), System::currentTimeMillis);
         for (ListenerEndpoint endpoint : endpoints) {
             TaskRun run = new TaskRun(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
                     endpoint.retryPolicy(this.settings.retryPolicy()), this.broker, pool, this.acknowledger,
-                    this.events, this.observations, this.leases, endpoint.timeout(this.settings.timeout()));
+                    this.events, this.observations, this.leases, endpoint.timeout(this.settings.timeout()), handBack);
             started.listen(endpoint.queue(), run, endpoint.concurrency());
         }
         this.dispatcher = started;
@@ -145,7 +149,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
                 stopped.join(deadline);
             }
             if (this.workers != null) {
-                giveBack(this.workers.takeUnstarted());
+                giveBack(this.handBack, this.workers.takeUnstarted());
                 if (!this.workers.shutdown(deadline)) {
                     logger.warn("Some delay-task handlers were still running after delay-task.shutdown-timeout ("
                             + this.settings.shutdownTimeout() + "); they are interrupted, and the tasks of those that "
@@ -174,6 +178,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.workers = null;
         this.acknowledger = null;
         this.redisBookkeeping = null;
+        this.handBack = null;
         this.leases = null;
     }
 
@@ -240,12 +245,12 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         return renewed;
     }
 
-    private void giveBack(List<StoredTask> unstarted) {
+    private static void giveBack(HandBack handBack, List<StoredTask> unstarted) {
         if (unstarted.isEmpty()) {
             return;
         }
         try {
-            this.broker.giveBack(unstarted);
+            handBack.tasks(unstarted);
         }
         catch (RuntimeException ex) {
             logger.warn(unstarted.size() + " claimed task(s) that had not started could not be handed back; they will "
@@ -261,13 +266,13 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     }
 
     /** Hand a claimed task to a handler thread; one the pool no longer takes (it is stopping) goes back. */
-    private void start(WorkerPool pool, ListenedQueue queue, StoredTask task, Reservation reservation, long startBy,
-            long recordBy) {
+    private static void start(WorkerPool pool, HandBack handBack, ListenedQueue queue, StoredTask task,
+            Reservation reservation, long startBy, long recordBy) {
         try {
             pool.execute(task, reservation, () -> queue.run().run(task, startBy, recordBy));
         }
         catch (RejectedExecutionException ex) {
-            giveBack(List.of(task));
+            giveBack(handBack, List.of(task));
         }
     }
 

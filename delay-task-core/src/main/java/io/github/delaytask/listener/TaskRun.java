@@ -43,9 +43,12 @@ final class TaskRun {
 
     private final Duration timeout;
 
+    private final HandBack handBack;
+
     TaskRun(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy, TaskBroker broker,
             WorkerPool workers, Acknowledger acknowledger, TaskEvents events, TaskObservations observations,
-            Leases leases, Duration timeout) {
+            Leases leases, Duration timeout, HandBack handBack) {
+        this.handBack = handBack;
         this.endpoint = endpoint;
         this.invoker = invoker;
         this.retryPolicy = retryPolicy;
@@ -80,7 +83,7 @@ final class TaskRun {
             Thread.currentThread().interrupt();
         }
         try {
-            this.broker.giveBack(List.of(task));
+            this.handBack.tasks(List.of(task));
         }
         catch (Throwable ex) {
             logger.warn("Task " + task.taskId() + " did not start and could not be handed back; it will be "
@@ -115,7 +118,7 @@ final class TaskRun {
             else if (this.workers.interruptedForShutdown()) {
                 // cut short by the shutdown rather than failed or done, also when the handler caught the interrupt
                 // and returned: the task is due again at once, its attempt not counted
-                this.broker.giveBack(List.of(task));
+                this.handBack.tasks(List.of(task));
             }
             else if (failure == null) {
                 this.acknowledger.add(task, recordBy);

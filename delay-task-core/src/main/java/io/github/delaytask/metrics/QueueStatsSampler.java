@@ -94,7 +94,8 @@ public class QueueStatsSampler implements SmartLifecycle {
             this.executor = null;
             executor.shutdownNow();
             try {
-                executor.awaitTermination(5, TimeUnit.SECONDS);
+                // a sample reads Redis, whose calls end when interrupted; one that does not is left on its daemon
+                executor.awaitTermination(1, TimeUnit.SECONDS);
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();

@@ -51,6 +51,9 @@ public class DelayTaskJobs implements SmartLifecycle {
     /** An idle queue holding more ids than this is not worth checking against the database now. */
     private static final int CLEAN_UP_LIMIT = 100;
 
+    /** How long a stop waits for the jobs to end once interrupted: a part of the shutdown's bound. */
+    static final long STOP_WAIT_MILLIS = 1000;
+
     private final TaskReloader reloader;
 
     private final RedisLossRecovery recovery;
@@ -111,7 +114,10 @@ public class DelayTaskJobs implements SmartLifecycle {
         this.recovery.runDropped();
         this.running = true;
         // a thread per job and one for the recovery: neither a long purge nor a long reload holds up the others
-        this.executor = new ScheduledThreadPoolExecutor(4, new CustomizableThreadFactory("delay-task-jobs-"));
+        CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-jobs-");
+        // a job that ignores the stop's interrupt (a statement the database does not answer) must not keep the JVM up
+        threads.setDaemon(true);
+        this.executor = new ScheduledThreadPoolExecutor(4, threads);
         long reload = this.settings.reloadInterval().toMillis();
         long refresh = this.settings.refreshInterval().toMillis();
         this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
@@ -161,7 +167,12 @@ public class DelayTaskJobs implements SmartLifecycle {
         this.broker.removeLossListener(this.lossListener);
         this.executor.shutdownNow();
         try {
-            this.executor.awaitTermination(10, TimeUnit.SECONDS);
+            if (!this.executor.awaitTermination(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                // every job is safe to cut short: a reload or recovery is done again by the next instance or start,
+                // a purge deletes in transactions of its own, and their locks run out
+                logger.warn("A delay-task job did not end within " + STOP_WAIT_MILLIS + " ms of its interrupt (a "
+                        + "statement the database does not answer?); it is left to end on its daemon thread");
+            }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -108,6 +111,37 @@ class RedisStallFaultTests {
             assertThat(this.runs.count("SELECT COUNT(*) FROM fault_runs WHERE task_id = ?", id)).as("runs")
                 .isEqualTo(1);
         });
+    }
+
+    @Test
+    void stoppingWhileRedisStallsKeepsToTheShutdownBoundAndTheTasksClaimedAheadGoBack() {
+        // one thread busy for one to three seconds, three tasks claimed ahead of it
+        Map<String, String> properties = properties("fault.handler-millis=2000", "delay-task.listener.concurrency=1",
+                "delay-task.listener.prefetch=5", "delay-task.shutdown-timeout=1s");
+        long[] closeMillis = new long[1];
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            List<DelayTask> batch = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                batch.add(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+            }
+            service.addTasks(batch);
+            await().atMost(Duration.ofSeconds(20))
+                .until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") == 1
+                        && this.runs.count("SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL") == 4);
+            this.proxy.stall();
+            long start = System.nanoTime();
+            ((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();
+            closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        });
+        this.proxy.resume();
+        System.out.println("fault: stop-while-redis-stalls close-ms=" + closeMillis[0]);
+        // the shutdown timeout, the handlers' grace, a job's wait and the hand-off's bound, and a second to spare
+        assertThat(closeMillis[0]).as("ms to stop while Redis stalls, with a shutdown timeout of 1 s")
+            .isLessThan(1000 + 2000 + 1000 + 1000 + 1000);
+        assertThat(this.runs.count("SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NULL AND attempts = 0"))
+            .as("tasks claimed ahead, back and due at once, their attempt not counted")
+            .isGreaterThanOrEqualTo(3);
     }
 
     private Map<String, String> properties(String... overrides) {

@@ -135,6 +135,27 @@ class ListenerLifecycleTests {
             });
     }
 
+    @Test
+    void aJobOfTheStarterThatIgnoresTheStopsInterruptHoldsUpTheStopForASecondAtMost() {
+        long[] closeMillis = new long[1];
+        HungReload hung = new HungReload();
+        try {
+            this.runner.withBean(HungReload.class, () -> hung).run((context) -> {
+                // the reload at start-up waits on a statement the database does not answer
+                await().atMost(Duration.ofSeconds(10)).until(() -> hung.entered.getCount() == 0);
+                long start = System.nanoTime();
+                ((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();
+                closeMillis[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            });
+        }
+        finally {
+            hung.release.countDown();
+        }
+        // the jobs get a second once interrupted; two more to spare
+        assertThat(closeMillis[0]).as("ms to stop while a reload hangs, no handler running")
+            .isLessThan(1000 + 2000);
+    }
+
     private static TaskStatus status(org.springframework.context.ApplicationContext context, long id) {
         Integer code = new JdbcTemplate(context.getBean(DataSource.class))
             .queryForObject("SELECT status FROM taskinfo_logs WHERE task_id = ?", Integer.class, id);
@@ -174,6 +195,50 @@ class ListenerLifecycleTests {
             }
             catch (InterruptedException ex) {
                 // ends its work early, and returns
+            }
+        }
+
+    }
+
+    /** Makes the reload's read wait, deaf to interrupts, until the test releases it, as a hung statement would. */
+    static class HungReload implements BeanPostProcessor {
+
+        final CountDownLatch entered = new CountDownLatch(1);
+
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof TaskStore store)) {
+                return bean;
+            }
+            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("findDue")) {
+                            this.entered.countDown();
+                            awaitUninterruptibly(this.release);
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        }
+                        catch (InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
+
+        private static void awaitUninterruptibly(CountDownLatch latch) {
+            boolean interrupted = false;
+            while (latch.getCount() > 0) {
+                try {
+                    latch.await();
+                }
+                catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
 
