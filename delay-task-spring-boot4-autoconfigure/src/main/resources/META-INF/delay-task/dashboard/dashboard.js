@@ -229,10 +229,16 @@
             ? 'Last reload from the database on this instance: ' + formatTime(reload.startedAt) : '';
     }
 
+    /** What each change of a queue asks before it is made: every one reaches every instance at once. */
+    const QUEUE_QUESTIONS = {
+        pause: (name) => 'Pause ' + name + '? No instance will start its tasks until it is resumed.',
+        resume: (name) => 'Resume ' + name + '? Every instance starts its due tasks at once.',
+        'requeue-dead': (name, queue) => 'Run the ' + queue.dead + ' dead tasks of ' + name + ' again, now?'
+    };
+
     async function changeQueue(queue, action) {
         const name = 'queue ' + queue.taskType + '/' + queue.priority;
-        if (action === 'requeue-dead' && !window.confirm('Run the ' + queue.dead + ' dead tasks of ' + name
-            + ' again, now?')) {
+        if (!window.confirm(QUEUE_QUESTIONS[action](name, queue))) {
             return;
         }
         const response = await call('POST', '/queues/' + queue.taskType + '/' + queue.priority, { action: action });
@@ -379,8 +385,15 @@
             el('td', { class: 'actions' }, taskActions(task, after)));
     }
 
+    /** What each change of a task asks before it is made. */
+    const TASK_QUESTIONS = {
+        requeue: (id) => 'Run task ' + id + ' again, now, with its attempts from zero?',
+        cancel: (id) => 'Cancel task ' + id + '? It will not run.',
+        'run-now': (id) => 'Run task ' + id + ' now, ahead of its time?'
+    };
+
     async function changeTask(task, action, after) {
-        if (action === 'cancel' && !window.confirm('Cancel task ' + task.taskId + '?')) {
+        if (!window.confirm(TASK_QUESTIONS[action](task.taskId))) {
             return;
         }
         const response = await call('POST', '/tasks/' + task.taskId, { action: action });

@@ -8,6 +8,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 
 import io.github.delaytask.DelayTaskService;
@@ -21,7 +22,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
+import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -132,13 +135,48 @@ class DashboardBrowserTests {
             .contains("webhook:"));
         saveScreenshot();
 
+        // every change asks first: a requeue turned down changes nothing
         this.browser.findElement(deadRow).findElement(By.cssSelector("button.requeue")).click();
+        answer(false);
+        assertThat(status(taskId)).isEqualTo(TaskStatus.DEAD);
+        this.browser.findElement(deadRow).findElement(By.cssSelector("button.requeue")).click();
+        answer(true);
         await().atMost(Duration.ofSeconds(15)).until(() -> status(taskId) == TaskStatus.EXECUTED);
         assertThat(this.partner.received()).contains(event);
         assertThat(this.browser.findElement(By.id("message")).getText()).contains("Task " + taskId + ": requeued");
         await().atMost(Duration.ofSeconds(15))
             .ignoreExceptions()
             .until(() -> this.browser.findElements(deadRow).isEmpty());
+    }
+
+    @Test
+    void pausingAndResumingAQueueFromThePageAsksFirst() {
+        By queueRow = By.cssSelector("#queues tr[data-queue='" + TaskTypes.WEBHOOK + "/0']");
+        this.browser.get("http://127.0.0.1:" + this.port + "/delay-task");
+        onThePage(() -> assertThat(this.browser.findElement(queueRow).getText()).contains("running"));
+        this.browser.findElement(queueRow).findElement(By.cssSelector("button.pause")).click();
+        answer(false);
+        assertThat(this.tasks.isQueuePaused(TaskTypes.WEBHOOK, 0)).as("paused, though turned down").isFalse();
+        this.browser.findElement(queueRow).findElement(By.cssSelector("button.pause")).click();
+        answer(true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.tasks.isQueuePaused(TaskTypes.WEBHOOK, 0));
+        onThePage(() -> assertThat(this.browser.findElement(queueRow).getText()).contains("paused"));
+        this.browser.findElement(queueRow).findElement(By.cssSelector("button.resume")).click();
+        answer(true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !this.tasks.isQueuePaused(TaskTypes.WEBHOOK, 0));
+    }
+
+    /** Answers the question the page asks before a change. */
+    private void answer(boolean yes) {
+        Alert question = await().atMost(Duration.ofSeconds(5))
+            .ignoreException(NoAlertPresentException.class)
+            .until(() -> this.browser.switchTo().alert(), Objects::nonNull);
+        if (yes) {
+            question.accept();
+        }
+        else {
+            question.dismiss();
+        }
     }
 
     /** Waits for the page to show what the assertion expects; if it never does, says what it shows instead. */
