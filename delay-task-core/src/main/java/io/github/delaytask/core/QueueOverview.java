@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import io.github.delaytask.redis.QueueId;
@@ -24,8 +25,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A queue is known when the Redis registry has it, when this instance has a listener for it, or when the database
  * holds live or dead tasks of it: a queue whose Redis keys were lost, or whose tasks are not due within the preload
- * window yet, still shows. Each look costs two database queries (grouped by queue) and two Redis calls per queue
- * (its counts and its paused flag).
+ * window yet, still shows. Each look costs two Redis calls per queue (its counts and its paused flag), and two
+ * database queries grouped by queue, which read the whole of {@code taskinfo} and the dead tasks' index: those are
+ * taken at most every {@link #COUNTS_FOR}, whatever the number of pages open, and again after a change made here.
  */
 public class QueueOverview {
 
@@ -39,20 +41,57 @@ public class QueueOverview {
     private final Supplier<Map<QueueId, String>> listeners;
 
     /**
+     * How long the database's counts serve: each open dashboard asks every 5 s, and a count of the live tasks reads
+     * all of them, a million or more where tasks wait for days.
+     */
+    public static final Duration COUNTS_FOR = Duration.ofSeconds(5);
+
+    private final LongSupplier nanoTime;
+
+    /** Guarded by this. */
+    private @Nullable Counts counts;
+
+    /**
      * @param listeners the queues with a listener on this instance, each with the listener's method; taken on each
      * look, as listeners start after this is created
      */
     public QueueOverview(TaskStore store, TaskQueues queues, Supplier<Map<QueueId, String>> listeners) {
+        this(store, queues, listeners, System::nanoTime);
+    }
+
+    /**
+     * @param nanoTime the clock of the counts' age, as {@link System#nanoTime()}
+     */
+    QueueOverview(TaskStore store, TaskQueues queues, Supplier<Map<QueueId, String>> listeners,
+            LongSupplier nanoTime) {
         this.store = store;
         this.queues = queues;
         this.listeners = listeners;
+        this.nanoTime = nanoTime;
+    }
+
+    /** A change was made here (a requeue, a cancel, a pause): the next look counts again. */
+    public synchronized void changed() {
+        this.counts = null;
+    }
+
+    /** The database's counts, taken again once older than {@link #COUNTS_FOR}; one caller counts, the others wait. */
+    private synchronized Counts counts() {
+        long now = this.nanoTime.getAsLong();
+        Counts current = this.counts;
+        if (current == null || now - current.takenAt() >= COUNTS_FOR.toNanos()) {
+            current = new Counts(now, this.store.countLiveByQueue(), this.store.countDeadByQueue());
+            this.counts = current;
+        }
+        return current;
     }
 
     /** Every known queue, by task type then priority. */
     public List<QueueSummary> queues() {
         Map<QueueId, String> listening = this.listeners.get();
-        Map<QueueId, LiveTasks> live = this.store.countLiveByQueue();
-        Map<QueueId, Long> dead = this.store.countDeadByQueue();
+        Counts counts = counts();
+        Map<QueueId, LiveTasks> live = counts.live();
+        Map<QueueId, Long> dead = counts.dead();
         Set<QueueId> known = new TreeSet<>(BY_TYPE_THEN_PRIORITY);
         known.addAll(this.queues.queues());
         known.addAll(listening.keySet());
@@ -64,7 +103,8 @@ public class QueueOverview {
             LiveTasks pending = live.get(queue);
             summaries.add(new QueueSummary(queue.taskType(), queue.priority(), listening.get(queue),
                     this.queues.paused(queue), stats.future(), stats.ready(), stats.inFlight(),
-                    (pending != null) ? pending.count() : 0, dead.getOrDefault(queue, 0L), Duration.ofMillis(stats.oldestDueWaitMillis()),
+                    (pending != null) ? pending.count() : 0, dead.getOrDefault(queue, 0L),
+                    Duration.ofMillis(stats.oldestDueWaitMillis()),
                     (pending != null) ? Instant.ofEpochMilli(pending.firstExecuteTime()) : null));
         }
         return summaries;
@@ -75,9 +115,16 @@ public class QueueOverview {
      * database holds live or dead tasks of it.
      */
     public boolean known(QueueId queue) {
-        return this.listeners.get().containsKey(queue) || this.queues.paused(queue)
-                || this.queues.queues().contains(queue) || this.store.countLiveByQueue().containsKey(queue)
-                || this.store.countDeadByQueue().containsKey(queue);
+        if (this.listeners.get().containsKey(queue) || this.queues.paused(queue)
+                || this.queues.queues().contains(queue)) {
+            return true;
+        }
+        Counts counts = counts();
+        return counts.live().containsKey(queue) || counts.dead().containsKey(queue);
+    }
+
+    /** The database's counts of each queue, and when they were taken, nanos of the overview's clock. */
+    private record Counts(long takenAt, Map<QueueId, LiveTasks> live, Map<QueueId, Long> dead) {
     }
 
     /**

@@ -206,6 +206,7 @@ public class DelayTasksEndpoint {
             return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get()),
                     ex.getMessage());
         }
+        this.overview.changed();
         Optional<TaskDetails> after = this.service.findTask(taskId);
         if (changed) {
             return new ChangeDescriptor(taskId, action, ChangeStatus.CHANGED,
@@ -262,6 +263,8 @@ public class DelayTasksEndpoint {
                 yield requeued > 0;
             }
         };
+        // the page that asked looks again at once, and must see what it did
+        this.overview.changed();
         return new QueueChangeDescriptor(taskType, priority, action,
                 changed ? ChangeStatus.CHANGED : ChangeStatus.UNCHANGED, this.service.isQueuePaused(taskType, priority),
                 requeued, null);

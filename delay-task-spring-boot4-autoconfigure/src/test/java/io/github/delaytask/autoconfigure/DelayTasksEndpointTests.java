@@ -1,5 +1,7 @@
 package io.github.delaytask.autoconfigure;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -19,6 +21,7 @@ import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
+import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.testsupport.BootLine;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterAll;
@@ -27,6 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -503,6 +507,30 @@ class DelayTasksEndpointTests {
     }
 
     @Test
+    void looksWithinAFewSecondsShareTheDatabasesCountsAndAChangeMadeThroughTheEndpointIsCountedAtOnce() {
+        this.runner.withBean(CountedLiveTasks.class).run((context) -> {
+            CountedLiveTasks counted = context.getBean(CountedLiveTasks.class);
+            Instant later = Instant.now().plus(Duration.ofDays(2));
+            List<Long> ids = context.getBean(DelayTaskService.class)
+                .addTasks(List.of(DelayTask.builder(NO_LISTENER).executeAt(later).build(),
+                        DelayTask.builder(NO_LISTENER).executeAt(later).build()));
+            MockMvc mvc = mvc(context);
+            int before = counted.counts.get();
+            // three open pages, each at its 5 s look
+            for (int i = 0; i < 3; i++) {
+                mvc.perform(get("/actuator/delaytasks"))
+                    .andExpect(status().isOk())
+                    .andExpect(jsonPath("$.queues[?(@.taskType == " + NO_LISTENER + ")].pending").value(2));
+            }
+            assertThat(counted.counts.get() - before).as("counts of the live tasks for three looks").isOne();
+            mvc.perform(change(ids.get(0), "{\"action\": \"cancel\"}")).andExpect(status().isOk());
+            mvc.perform(get("/actuator/delaytasks"))
+                .andExpect(jsonPath("$.queues[?(@.taskType == " + NO_LISTENER + ")].pending").value(1));
+            assertThat(counted.counts.get() - before).as("counts, once more after the change").isEqualTo(2);
+        });
+    }
+
+    @Test
     void anEndpointNotExposedIsNotCreated() {
         this.runner.withPropertyValues("management.endpoints.web.exposure.include=health")
             .run((context) -> assertThat(context).hasNotFailed()
@@ -523,6 +551,32 @@ class DelayTasksEndpointTests {
 
     private static MockMvc mvc(AssertableWebApplicationContext context) {
         return MockMvcBuilders.webAppContextSetup(context).build();
+    }
+
+    /** Counts the counts of live tasks, each of which reads the whole of {@code taskinfo}. */
+    static class CountedLiveTasks implements BeanPostProcessor {
+
+        final AtomicInteger counts = new AtomicInteger();
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof TaskStore store)) {
+                return bean;
+            }
+            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("countLiveByQueue")) {
+                            this.counts.incrementAndGet();
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        }
+                        catch (InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
+
     }
 
     static class Recorded {
