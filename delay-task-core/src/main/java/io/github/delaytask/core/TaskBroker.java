@@ -127,7 +127,9 @@ public class TaskBroker {
             return new Batch(List.of(), 0, claim.nextDueInMillis(), claim.paused());
         }
         long now = claim.redisTime();
-        List<StoredTask> won = claimInDatabase(Map.of(queue, claim.taskIds()), claim.taskIds(), now);
+        List<StoredTask> won = claimInDatabase(Map.of(queue, claim.taskIds()), claim.taskIds(), now).stream()
+            .filter((task) -> task.queue().equals(queue) || stray(task))
+            .toList();
         if (won.size() < claim.taskIds().size()) {
             settleMissed(queue, claim.taskIds(), won, now);
         }
@@ -174,8 +176,13 @@ public class TaskBroker {
         }
         Map<QueueId, List<StoredTask>> won = new HashMap<>();
         if (!ids.isEmpty()) {
+            Map<QueueId, Set<Long>> handedOutIds = new HashMap<>();
+            handedOut.forEach((queue, taskIds) -> handedOutIds.put(queue, new HashSet<>(taskIds)));
             for (StoredTask task : claimInDatabase(handedOut, ids, now)) {
-                won.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task);
+                Set<Long> ofItsQueue = handedOutIds.get(task.queue());
+                if ((ofItsQueue != null && ofItsQueue.contains(task.taskId())) || stray(task)) {
+                    won.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task);
+                }
             }
         }
         Map<QueueId, Batch> batches = new HashMap<>();
@@ -363,6 +370,23 @@ public class TaskBroker {
         }
     }
 
+    /**
+     * A task the database gave a claim for an id that another queue handed out: another application whose keys share
+     * the prefix has a task of the same id (explicit ids, or generators that clash). It goes back at once, as if never
+     * claimed; its own queue hands it out in its time.
+     * @return {@code false}: the claim does not keep it
+     */
+    private boolean stray(StoredTask task) {
+        warnOfSharedKeys(task.queue(), task.taskId());
+        try {
+            putBack(unclaimAll(List.of(task)));
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not hand back task " + task.taskId() + ", claimed for another queue's id", ex);
+        }
+        return false;
+    }
+
     /** Put the ids Redis handed out and the database did not give this claim where they belong. */
     private void settleMissed(QueueId queue, List<Long> taskIds, List<StoredTask> won, long now) {
         Set<Long> missed = new HashSet<>(taskIds);
@@ -370,10 +394,16 @@ public class TaskBroker {
         Map<Long, StoredTask> live = new HashMap<>();
         this.store.findLive(missed).forEach((task) -> live.put(task.taskId(), task));
         List<Long> gone = new ArrayList<>();
+        List<Long> foreign = new ArrayList<>();
         for (Long taskId : missed) {
             StoredTask task = live.get(taskId);
             if (task == null) {
                 gone.add(taskId);
+            }
+            else if (!task.queue().equals(queue)) {
+                // this store's task of that id is of another queue: the id is another application's
+                warnOfSharedKeys(queue, taskId);
+                foreign.add(taskId);
             }
             else if (task.leasedAt(now)) {
                 settleLocally(queue, taskId, task.leaseUntil());
@@ -385,6 +415,9 @@ public class TaskBroker {
                 // a concurrent change won: look again soon, by which time the database says what it is
                 settleLocally(queue, taskId, now + RECHECK_MILLIS);
             }
+        }
+        if (!foreign.isEmpty()) {
+            leaveToOwner(queue, foreign, now);
         }
         if (!gone.isEmpty()) {
             settleGone(queue, gone, now);
@@ -403,35 +436,40 @@ public class TaskBroker {
             this.queues.acknowledgeAll(queue, gone);
             return;
         }
-        Set<Long> known = this.store.findKnown(gone);
+        Set<Long> known = this.store.findKnown(queue, gone);
         List<Long> finished = new ArrayList<>(known.size());
-        long ownersLook = now + FOREIGN_TASK_PAUSE_MILLIS;
-        boolean foreign = false;
+        List<Long> foreign = new ArrayList<>();
         for (Long taskId : gone) {
             if (known.contains(taskId)) {
                 finished.add(taskId);
             }
             else {
                 warnOfSharedKeys(queue, taskId);
-                // not due again at once: this instance would claim it over and over before its owner does
-                this.queues.defer(queue, taskId, ownersLook);
-                foreign = true;
+                foreign.add(taskId);
             }
         }
-        if (foreign) {
-            // told to the other instances, not to this one: its own dispatcher would look first and take it again,
-            // each time, while an idle owner heard of it only after its idle poll interval
-            announce(Map.of(queue, ownersLook));
+        if (!foreign.isEmpty()) {
+            leaveToOwner(queue, foreign, now);
         }
         if (!finished.isEmpty()) {
             this.queues.acknowledgeAll(queue, finished);
         }
     }
 
+    /** Ids of another application's tasks: due again a moment later, for their owner to claim. */
+    private void leaveToOwner(QueueId queue, List<Long> foreign, long now) {
+        long ownersLook = now + FOREIGN_TASK_PAUSE_MILLIS;
+        // not due again at once: this instance would claim them over and over before their owner does
+        foreign.forEach((taskId) -> this.queues.defer(queue, taskId, ownersLook));
+        // told to the other instances, not to this one: its own dispatcher would look first and take them again,
+        // each time, while an idle owner heard of them only after its idle poll interval
+        announce(Map.of(queue, ownersLook));
+    }
+
     private void warnOfSharedKeys(QueueId queue, long taskId) {
         if (this.sharedKeysReported.compareAndSet(false, true)) {
-            logger.error("Queue " + queue + " holds task " + taskId + ", which this application's database does not "
-                    + "know: another application uses the same Redis keys (delay-task.redis.key-prefix '"
+            logger.error("Queue " + queue + " holds task id " + taskId + ", which is no task of that queue in this "
+                    + "application's database: another application uses the same Redis keys (delay-task.redis.key-prefix '"
                     + this.queues.keyPrefix() + "'). Such tasks are left to it, but each application claims the "
                     + "other's and the reload and refresh jobs share a lock: give each application a prefix of its "
                     + "own, or leave the property unset, which makes the keys start with the id of the database's "

@@ -299,7 +299,7 @@ public class DelayTaskJobs implements SmartLifecycle {
             return false;
         }
         // under the store's own keys an unknown id is of a task whose history was purged, not another application's
-        Set<Long> finished = new HashSet<>(this.queues.keysOfOneStore() ? ids : this.store.findKnown(ids));
+        Set<Long> finished = new HashSet<>(this.queues.keysOfOneStore() ? ids : this.store.findKnown(queue, ids));
         this.store.findLive(ids).forEach((task) -> finished.remove(task.taskId()));
         this.queues.forget(queue, finished);
         return finished.size() == new HashSet<>(ids).size();

@@ -156,10 +156,11 @@ public interface TaskStore {
     long currentTimeMillis();
 
     /**
-     * Which of the given ids this store knows, whatever their status: an id it does not know belongs to another
-     * application that shares the Redis keys.
+     * Which of the given ids this store knows as tasks of the queue, whatever their status: an id it does not know
+     * there belongs to another application that shares the Redis keys (its ids may clash with this store's, in
+     * another queue).
      */
-    Set<Long> findKnown(Collection<Long> taskIds);
+    Set<Long> findKnown(QueueId queue, Collection<Long> taskIds);
 
     /**
      * Delete, oldest first, at most {@code limit} rows of {@code taskinfo_logs} that finished with the given status

@@ -1,6 +1,7 @@
 package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -12,8 +13,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 import io.github.delaytask.DelayTask;
@@ -26,6 +29,7 @@ import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.scheduling.DelayTaskJobs;
@@ -208,6 +212,37 @@ public abstract class AbstractDelayTaskIntegrationTests {
                     .until(() -> ahead.stream().allMatch((id) -> status(context, id) == TaskStatus.EXECUTED));
                 ahead.forEach((id) -> assertThat(listeners.runs.get(id)).as("runs of task %d", id).hasSize(1));
             });
+    }
+
+    @Test
+    void anIdAnotherApplicationQueuedUnderTheSharedPrefixIsLeftToItThoughATaskOfThisApplicationInAnotherQueueHasIt() {
+        // explicit ids, or id generators that clash: this application's task and another's share an id
+        long id = ThreadLocalRandom.current().nextLong(1L << 40, 1L << 50);
+        QueueId othersQueue = new QueueId(SLOW, 0);
+        this.runner.withPropertyValues("delay-task.lease=1s").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long now = System.currentTimeMillis();
+            service.addTask(DelayTask.builder(RECORDED).taskId(id).executeAt(Instant.ofEpochMilli(now + 1000)).build());
+            // the other application's task of that id, in a queue this one listens to as well
+            context.getBean(TaskQueues.class).schedule(othersQueue, id, now);
+            context.getBean(TaskBroker.class).scheduled(othersQueue, now);
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            assertThat(listeners.runs.get(id)).as("runs of this application's task").hasSize(1);
+            // through several leases and claims: the other's id is put off for its owner, never dropped
+            await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5))
+                .until(() -> inRedis(context, othersQueue, id));
+            assertThat(listeners.slowStarted.getCount()).as("runs of the other application's task here").isOne();
+        });
+    }
+
+    /** Whether one of the queue's sets holds the id: due later, due, or claimed. */
+    private static boolean inRedis(AssertableApplicationContext context, QueueId queue, long id) {
+        String keys = context.getBean(RedisKeys.class).prefix() + ":{" + queue.taskType() + ":" + queue.priority()
+                + "}:";
+        StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+        return Stream.of("future", "ready", "inflight")
+            .anyMatch((set) -> redis.opsForZSet().score(keys + set, Long.toString(id)) != null);
     }
 
     @Test

@@ -508,13 +508,20 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
-    public Set<Long> findKnown(Collection<Long> taskIds) {
+    public Set<Long> findKnown(QueueId queue, Collection<Long> taskIds) {
         if (taskIds.isEmpty()) {
             return Set.of();
         }
-        StringJoiner in = new StringJoiner(", ", "SELECT task_id FROM taskinfo_logs WHERE task_id IN (", ")");
-        taskIds.forEach((id) -> in.add("?"));
-        return new HashSet<>(this.jdbc.queryForList(in.toString(), Long.class, taskIds.toArray()));
+        StringJoiner in = new StringJoiner(", ",
+                "SELECT task_id FROM taskinfo_logs WHERE task_type = ? AND priority = ? AND task_id IN (", ")");
+        List<Object> args = new ArrayList<>(taskIds.size() + 2);
+        args.add(queue.taskType());
+        args.add(queue.priority());
+        taskIds.forEach((id) -> {
+            in.add("?");
+            args.add(id);
+        });
+        return new HashSet<>(this.jdbc.queryForList(in.toString(), Long.class, args.toArray()));
     }
 
     @Override
