@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delaytask.RetryLaterException;
@@ -577,42 +578,61 @@ public class TaskBroker {
 
     /**
      * Record that the handler of a claimed task failed: it runs again after the policy's back-off (or the delay a
-     * {@link RetryLaterException} asked for), or becomes {@link TaskStatus#DEAD} after its last attempt.
+     * {@link RetryLaterException} asked for), or becomes {@link TaskStatus#DEAD} after its last attempt. Redis's half
+     * (moving the id to its retry time, or forgetting a dead task) follows on the calling thread.
      */
     public void fail(StoredTask claimed, Throwable error, RetryPolicy retryPolicy) {
+        fail(claimed, error, retryPolicy, this::inline);
+    }
+
+    /**
+     * {@link #fail(StoredTask, Throwable, RetryPolicy)}, with Redis's half handed to {@code redisHalf} once the
+     * database has the outcome, so that a Redis that stalls holds up neither the caller nor the
+     * {@link io.github.delaytask.DeadTaskEvent}: until Redis hears of it, the id waits in flight and is handed out
+     * when its lease runs out, and the database puts it off.
+     * @param redisHalf runs what Redis is told; what it runs may throw when Redis does not answer
+     */
+    public void fail(StoredTask claimed, Throwable error, RetryPolicy retryPolicy, Executor redisHalf) {
         try {
-            recordFailure(claimed, error, retryPolicy, ErrorText.of(error));
+            recordFailure(claimed, error, retryPolicy, ErrorText.of(error), redisHalf);
         }
         catch (DataIntegrityViolationException ex) {
             // the database refused the error text: record the outcome without it rather than leave the task to run
             // again after every lease, forever, with nothing recorded
             logger.warn("The database refused the error text of task " + claimed.taskId() + "; recording its "
                     + "failure without it", ex);
-            recordFailure(claimed, error, retryPolicy, ErrorText.withoutMessage(error, ex));
+            recordFailure(claimed, error, retryPolicy, ErrorText.withoutMessage(error, ex), redisHalf);
         }
     }
 
-    private void recordFailure(StoredTask claimed, Throwable error, RetryPolicy retryPolicy, String message) {
+    private void recordFailure(StoredTask claimed, Throwable error, RetryPolicy retryPolicy, String message,
+            Executor redisHalf) {
         if (retryPolicy.allowsRetryAfter(claimed.attempt())) {
             Duration delay = (error instanceof RetryLaterException retryLater) ? retryLater.getDelay()
                     : retryPolicy.delayAfter(claimed.attempt());
             long next = this.clock.millis() + delay.toMillis();
             if (this.store.release(claimed, next, message)) {
                 this.events.completed(claimed.queue(), TaskEvents.Outcome.RETRIED, 1);
-                try {
-                    deferLocally(claimed.queue(), claimed.taskId(), next);
-                }
-                catch (RuntimeException ex) {
-                    // recorded; Redis hands the id out again when the lease runs out, and the database defers it
-                    logger.debug("Could not move task " + claimed.taskId() + " to its retry time in Redis", ex);
-                }
+                // recorded; should Redis not hear of it, it hands the id out when the lease runs out, and the
+                // database puts it off
+                redisHalf.execute(() -> deferLocally(claimed.queue(), claimed.taskId(), next));
             }
         }
         else if (this.store.finish(claimed, TaskStatus.DEAD, message)) {
             this.events.completed(claimed.queue(), TaskEvents.Outcome.DEAD, 1);
             logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD", error);
-            forget(claimed);
+            redisHalf.execute(() -> this.queues.acknowledge(claimed.queue(), claimed.taskId()));
             this.events.died(claimed, message, error);
+        }
+    }
+
+    /** Run Redis's half of an outcome here and now; the database has the outcome, whatever Redis answers. */
+    private void inline(Runnable redisHalf) {
+        try {
+            redisHalf.run();
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not tell Redis of a recorded outcome", ex);
         }
     }
 
@@ -633,15 +653,6 @@ public class TaskBroker {
     private void settleLocally(QueueId queue, long taskId, long executeTime) {
         this.queues.settle(queue, taskId, executeTime);
         scheduled(queue, executeTime);
-    }
-
-    private void forget(StoredTask finished) {
-        try {
-            this.queues.acknowledge(finished.queue(), finished.taskId());
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not forget finished task " + finished.taskId() + " in Redis", ex);
-        }
     }
 
     /** Tell local consumers that a task was scheduled, so that one sleeping past its execute time wakes up. */

@@ -109,7 +109,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         for (ListenerEndpoint endpoint : endpoints) {
             TaskRun run = new TaskRun(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
                     endpoint.retryPolicy(this.settings.retryPolicy()), this.broker, pool, this.acknowledger,
-                    this.events, this.observations, this.leases, endpoint.timeout(this.settings.timeout()), handBack);
+                    this.events, this.observations, this.leases, endpoint.timeout(this.settings.timeout()), handBack,
+                    (piece) -> redis.submit("record a failed run", piece));
             started.listen(endpoint.queue(), run, endpoint.concurrency());
         }
         this.dispatcher = started;

@@ -2,6 +2,7 @@ package io.github.delaytask.listener;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -45,10 +46,18 @@ final class TaskRun {
 
     private final HandBack handBack;
 
+    /** Runs Redis's half of a failed run, once the database has it. */
+    private final Executor redisHalf;
+
+    /**
+     * @param redisHalf runs Redis's half of a failed run (its retry time, a dead task forgotten), once the database
+     * has it
+     */
     TaskRun(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy, TaskBroker broker,
             WorkerPool workers, Acknowledger acknowledger, TaskEvents events, TaskObservations observations,
-            Leases leases, Duration timeout, HandBack handBack) {
+            Leases leases, Duration timeout, HandBack handBack, Executor redisHalf) {
         this.handBack = handBack;
+        this.redisHalf = redisHalf;
         this.endpoint = endpoint;
         this.invoker = invoker;
         this.retryPolicy = retryPolicy;
@@ -154,7 +163,7 @@ final class TaskRun {
         error.setStackTrace(where);
         logger.warn("Task " + task.taskId() + " timed out in " + this.endpoint.describe() + " (attempt "
                 + task.attempt() + " of " + this.retryPolicy.maxAttempts() + ")", error);
-        this.broker.fail(task, error, this.retryPolicy);
+        this.broker.fail(task, error, this.retryPolicy, this.redisHalf);
     }
 
     /** Record a failed run, trying again while the database may come back and the lease allows. */
@@ -162,7 +171,7 @@ final class TaskRun {
         Backoff backoff = new Backoff();
         while (true) {
             try {
-                this.broker.fail(task, failure, this.retryPolicy);
+                this.broker.fail(task, failure, this.retryPolicy, this.redisHalf);
                 return;
             }
             catch (RuntimeException ex) {

@@ -13,7 +13,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Records each run of a task of {@link #TASK_TYPE} as a row of {@code fault_runs}, committed before the handler's
- * work, so that a run cut short by a kill still counts; then works for {@code fault.handler-millis} on average.
+ * work, so that a run cut short by a kill still counts; then works for {@code fault.handler-millis} on average, and
+ * fails then when {@code fault.fail} is true.
  */
 class RecordingListener {
 
@@ -23,11 +24,15 @@ class RecordingListener {
 
     static final String HANDLER_MILLIS = "fault.handler-millis";
 
+    static final String FAIL = "fault.fail";
+
     private final JdbcTemplate jdbc;
 
     private final String workerId;
 
     private final long handlerMillis;
+
+    private final boolean fail;
 
     /** The database's time in epoch ms, as SQL. */
     private final String now;
@@ -36,6 +41,7 @@ class RecordingListener {
         this.jdbc = new JdbcTemplate(dataSource);
         this.workerId = environment.getProperty(WORKER_ID, "in-process");
         this.handlerMillis = environment.getProperty(HANDLER_MILLIS, Long.class, 0L);
+        this.fail = environment.getProperty(FAIL, Boolean.class, false);
         String product = this.jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()
             .getDatabaseProductName());
         this.now = product.toLowerCase(java.util.Locale.ROOT).contains("postgres")
@@ -53,6 +59,9 @@ class RecordingListener {
             // different moments rather than in step
             long millis = this.handlerMillis / 2 + ThreadLocalRandom.current().nextLong(this.handlerMillis);
             TimeUnit.MILLISECONDS.sleep(millis);
+        }
+        if (this.fail) {
+            throw new IllegalStateException("fault: the handler fails, as asked");
         }
     }
 

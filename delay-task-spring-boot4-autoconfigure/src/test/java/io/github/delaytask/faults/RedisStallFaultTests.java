@@ -90,6 +90,34 @@ class RedisStallFaultTests {
     }
 
     @Test
+    void handlersThatFailWhileRedisStallsHaveTheirDeathRecordedMeanwhileAndTheirThreadGoesOnToTheNextTask() {
+        // one thread, four tasks claimed ahead of it, each failing for good after a few hundred ms
+        Map<String, String> properties = properties("fault.handler-millis=400", "fault.fail=true",
+                "delay-task.retry.max-attempts=1", "delay-task.listener.concurrency=1",
+                "delay-task.listener.prefetch=5");
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            List<DelayTask> batch = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                batch.add(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+            }
+            service.addTasks(batch);
+            await().atMost(Duration.ofSeconds(20))
+                .until(() -> this.runs.count("SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL") == 4);
+            this.proxy.stall();
+            try {
+                // a thread that waited for Redis after each failure would run one task a minute
+                await().atMost(Duration.ofSeconds(15)).until(() -> this.runs.count(
+                        "SELECT COUNT(*) FROM taskinfo_logs WHERE status = ?", TaskStatus.DEAD.code()) == 4);
+            }
+            finally {
+                this.proxy.resume();
+            }
+            assertThat(this.runs.count("SELECT COUNT(*) FROM fault_runs")).as("runs").isEqualTo(4);
+        });
+    }
+
+    @Test
     void aHandlerThatRunsPastItsLeaseWhileRedisStallsKeepsItsLeaseInTheDatabaseAndRunsOnce() {
         // a handler of eight to twenty-four seconds, a lease of three
         Map<String, String> properties = properties("fault.handler-millis=16000", "delay-task.lease=3s");
