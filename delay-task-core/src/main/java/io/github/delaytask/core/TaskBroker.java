@@ -156,7 +156,12 @@ public class TaskBroker {
         TaskQueues.Claims claims = this.queues.claimAll(counts, this.lease, timed);
         claims.claimed()
             .forEach((queue, claim) -> notePaused(queue, claim.paused(), pauses.getOrDefault(queue, 0L)));
-        this.unreachableQueues.addAll(claims.failed().keySet());
+        claims.failed().forEach((queue, error) -> {
+            // a claim only late is no sign of lost data; one that failed may be, once its queue answers again
+            if (!(error instanceof TaskQueues.ClaimNotAnswered)) {
+                this.unreachableQueues.add(queue);
+            }
+        });
         List<Long> ids = new ArrayList<>();
         Map<QueueId, List<Long>> handedOut = new HashMap<>();
         long now = Long.MAX_VALUE;

@@ -10,6 +10,7 @@ import java.util.function.LongSupplier;
 
 import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,6 +27,9 @@ final class Dispatcher implements Runnable {
 
     /** Least time before a queue whose claim failed (Redis or the database unreachable) is claimed from again. */
     static final long ERROR_PAUSE_MILLIS = 1000;
+
+    /** How soon a queue whose claim its server has not answered yet is looked at again, for that answer. */
+    static final long LATE_LOOK_MILLIS = 100;
 
     /**
      * The least share of the free capacity a task type with a backlog is given when the capacity is short (at most
@@ -270,7 +274,9 @@ final class Dispatcher implements Runnable {
             TaskBroker.Batch batch = result.batches().get(queue.queue());
             if (batch == null) {
                 reservation.release();
-                queue.claimed(now + TimeUnit.MILLISECONDS.toNanos(ERROR_PAUSE_MILLIS));
+                // a claim only late is looked at again soon, for its answer; one that failed after a pause
+                boolean late = result.failed().get(queue.queue()) instanceof TaskQueues.ClaimNotAnswered;
+                queue.claimed(now + TimeUnit.MILLISECONDS.toNanos(late ? LATE_LOOK_MILLIS : ERROR_PAUSE_MILLIS));
                 failed.add(queue.queue());
                 continue;
             }
@@ -287,7 +293,13 @@ final class Dispatcher implements Runnable {
         }
         if (!failed.isEmpty()) {
             RuntimeException first = result.failed().values().iterator().next();
-            logger.error("Claiming from " + failed + " failed in Redis; trying again", first);
+            if (result.failed().values().stream().allMatch(TaskQueues.ClaimNotAnswered.class::isInstance)) {
+                // a server slower than the others, or one failing over: said once it fails, if it does
+                logger.debug("Claims of " + failed + " wait for their server: " + first.getMessage());
+            }
+            else {
+                logger.error("Claiming from " + failed + " failed in Redis; trying again", first);
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package io.github.delaytask.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -36,21 +37,90 @@ final class AsyncScripts {
      */
     static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
             List<byte[][]> args, long timeoutMillis) {
+        return runAll(connection, sha, keys, args, timeoutMillis, timeoutMillis);
+    }
+
+    /**
+     * {@link #runAll(RedisConnection, String, List, List, long)}, waiting for the slowest calls only a while once the
+     * first answered: on a Cluster a master that stalls or failed must not hold up the answers of the others for the
+     * whole command timeout. A call not answered by then is a {@link Late} in the answers, whose future completes
+     * when its server answers or its command times out.
+     * @param stragglerMillis how long to wait for the others once the first answered, at the least: twice as long as
+     * the first took, if that is longer
+     */
+    static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
+            List<byte[][]> args, long timeoutMillis, long stragglerMillis) {
         if (!(connection.getNativeConnection() instanceof RedisScriptingAsyncCommands<?, ?> commands)) {
             return null;
         }
         @SuppressWarnings("unchecked")
         RedisScriptingAsyncCommands<byte[], byte[]> scripting = (RedisScriptingAsyncCommands<byte[], byte[]>) commands;
         List<RedisFuture<List<Object>>> futures = new ArrayList<>(keys.size());
+        long start = System.nanoTime();
         for (int i = 0; i < keys.size(); i++) {
             futures.add(scripting.evalsha(sha, ScriptOutputType.MULTI, keys.get(i), args.get(i)));
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long cutOff = deadline;
+        if (futures.size() > 1 && stragglerMillis < timeoutMillis) {
+            cutOff = cutOff(futures, start, deadline, stragglerMillis);
+        }
         List<Object> answers = new ArrayList<>(futures.size());
         for (RedisFuture<List<Object>> future : futures) {
-            answers.add(await(future, deadline, timeoutMillis));
+            if (cutOff - deadline < 0 && !awaitUntil(future, cutOff)) {
+                answers.add(new Late(future.toCompletableFuture()));
+            }
+            else {
+                answers.add(await(future, deadline, timeoutMillis));
+            }
         }
         return answers;
+    }
+
+    /** When to stop waiting for the slowest calls: a while after the first answered, or the deadline. */
+    private static long cutOff(List<? extends RedisFuture<?>> futures, long start, long deadline,
+            long stragglerMillis) {
+        CompletableFuture<?>[] all = futures.stream()
+            .map((future) -> future.toCompletableFuture().handle((answer, error) -> answer))
+            .toArray(CompletableFuture<?>[]::new);
+        try {
+            CompletableFuture.anyOf(all).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return deadline;
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            return deadline;
+        }
+        long now = System.nanoTime();
+        long wait = Math.max(TimeUnit.MILLISECONDS.toNanos(stragglerMillis), 2 * (now - start));
+        return (now + wait - deadline < 0) ? now + wait : deadline;
+    }
+
+    /** @return whether the future is done by then */
+    private static boolean awaitUntil(RedisFuture<?> future, long until) {
+        try {
+            future.toCompletableFuture().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return true;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return future.isDone();
+        }
+        catch (ExecutionException ex) {
+            return true;
+        }
+        catch (TimeoutException ex) {
+            return false;
+        }
+    }
+
+    /**
+     * A call whose server had not answered when the others had: its answer, or its error, comes later.
+     * @param answer the script's answer
+     */
+    record Late(CompletableFuture<List<Object>> answer) {
     }
 
     /**

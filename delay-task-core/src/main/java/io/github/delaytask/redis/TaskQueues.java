@@ -10,8 +10,15 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
@@ -30,6 +37,9 @@ import org.springframework.util.ClassUtils;
  */
 public class TaskQueues {
 
+    private static final Log logger = LogFactory.getLog(TaskQueues.class);
+
+
     /** Bounds the work of one script call, so Redis is never blocked for long. */
     private static final int MOVE_LIMIT = 1000;
 
@@ -47,6 +57,15 @@ public class TaskQueues {
     private final RedisKeys keys;
 
     private final long commandTimeoutMillis;
+
+    /**
+     * How long a claim of many queues waits for the slowest servers once the first answered, at the least: twice as
+     * long as the first took, if that is longer.
+     */
+    static final long STRAGGLER_MILLIS = 100;
+
+    /** Claims whose server had not answered when the others of their round had, by queue. */
+    private final Map<QueueId, LateClaim> lateClaims = new ConcurrentHashMap<>();
 
     private final RedisScript<List<String>> claimScript = Scripts.load("claim", Scripts.STRING_LIST);
 
@@ -153,9 +172,13 @@ public class TaskQueues {
     public Claims claimAll(Map<QueueId, Integer> counts, Duration lease, Set<QueueId> timed) {
         Map<QueueId, Claim> claimed = new LinkedHashMap<>();
         Map<QueueId, RuntimeException> failed = new LinkedHashMap<>();
-        if (counts.size() == 1) {
+        Map<QueueId, Integer> toSend = new LinkedHashMap<>(counts);
+        if (!this.lateClaims.isEmpty()) {
+            takeLateClaims(counts, lease, toSend, claimed, failed);
+        }
+        if (toSend.size() == 1) {
             // a pipeline costs more than the call for one queue
-            counts.forEach((queue, max) -> {
+            toSend.forEach((queue, max) -> {
                 try {
                     claimed.put(queue, claim(queue, max, lease, timed.contains(queue)));
                 }
@@ -165,12 +188,22 @@ public class TaskQueues {
             });
             return new Claims(claimed, failed);
         }
-        List<QueueId> order = new ArrayList<>(counts.keySet());
-        List<Object> results = pipelineClaims(order, counts, lease, timed);
+        if (toSend.isEmpty()) {
+            return new Claims(claimed, failed);
+        }
+        List<QueueId> order = new ArrayList<>(toSend.keySet());
+        long sentAt = System.nanoTime();
+        List<Object> results = pipelineClaims(order, toSend, lease, timed);
         for (int i = 0; i < order.size(); i++) {
             QueueId queue = order.get(i);
             Object result = (i < results.size()) ? results.get(i) : null;
             try {
+                if (result instanceof AsyncScripts.Late late) {
+                    // its server has not answered yet, the others have: a later round takes its answer
+                    this.lateClaims.put(queue, new LateClaim(late.answer(), sentAt));
+                    failed.put(queue, new ClaimNotAnswered(queue, sentAt));
+                    continue;
+                }
                 if (result instanceof Exception ex && !isNoScript(ex)) {
                     throw (ex instanceof DataAccessException translated) ? translated
                             : new RedisSystemException("Claim of " + queue + " failed: " + ex.getMessage(), ex);
@@ -181,7 +214,7 @@ public class TaskQueues {
                 else {
                     // the server did not know the script yet (a restart, a new node), or the connection is not
                     // Lettuce's: this call loads the script
-                    claimed.put(queue, claim(queue, counts.get(queue), lease, timed.contains(queue)));
+                    claimed.put(queue, claim(queue, toSend.get(queue), lease, timed.contains(queue)));
                 }
             }
             catch (RuntimeException ex) {
@@ -189,6 +222,90 @@ public class TaskQueues {
             }
         }
         return new Claims(claimed, failed);
+    }
+
+    /**
+     * The claims of earlier rounds that came late, for the queues of this round: one answered in time for its lease
+     * serves as this round's claim of its queue, one answered too late goes back, and a queue whose claim still waits
+     * for its server is not claimed again meanwhile.
+     */
+    private void takeLateClaims(Map<QueueId, Integer> counts, Duration lease, Map<QueueId, Integer> toSend,
+            Map<QueueId, Claim> claimed, Map<QueueId, RuntimeException> failed) {
+        for (Map.Entry<QueueId, Integer> count : counts.entrySet()) {
+            QueueId queue = count.getKey();
+            LateClaim late = this.lateClaims.get(queue);
+            if (late == null) {
+                continue;
+            }
+            if (!late.answer().isDone()) {
+                toSend.remove(queue);
+                failed.put(queue, new ClaimNotAnswered(queue, late.sentAt()));
+                continue;
+            }
+            this.lateClaims.remove(queue);
+            Claim answer;
+            try {
+                answer = toClaim(strings(late.answer().join()));
+            }
+            catch (RuntimeException ex) {
+                // the server failed it, or it timed out: this round says so, as a claim that failed at once would
+                Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+                toSend.remove(queue);
+                failed.put(queue, (cause instanceof DataAccessException translated) ? translated
+                        : new RedisSystemException("Claim of " + queue + " failed: " + cause.getMessage(), cause));
+                continue;
+            }
+            // its lease counts from its server's time: a claim that took a tenth of one is used no more
+            if (System.nanoTime() - late.sentAt() <= lease.toNanos() / 10) {
+                toSend.remove(queue);
+                claimed.put(queue, keepAtMost(queue, answer, count.getValue()));
+            }
+            else {
+                handBack(queue, answer.taskIds(), answer.redisTime());
+            }
+        }
+    }
+
+    /** The claim with at most {@code max} of its ids; the others are due again at once. */
+    private Claim keepAtMost(QueueId queue, Claim claim, int max) {
+        if (claim.taskIds().size() <= max) {
+            return claim;
+        }
+        handBack(queue, claim.taskIds().subList(max, claim.taskIds().size()), claim.redisTime());
+        return new Claim(claim.redisTime(), claim.nextDueInMillis(), claim.loaded(), claim.paused(),
+                claim.redelivered(), List.copyOf(claim.taskIds().subList(0, max)));
+    }
+
+    private void handBack(QueueId queue, List<Long> taskIds, long dueAt) {
+        try {
+            taskIds.forEach((taskId) -> settle(queue, taskId, dueAt));
+        }
+        catch (RuntimeException ex) {
+            // they wait in flight until their lease runs out, and are handed out then
+            logger.debug("Could not hand back the ids of a late claim of " + queue, ex);
+        }
+    }
+
+    /**
+     * A claim of an earlier round whose server had not answered when the other queues' servers had.
+     * @param answer the script's answer, or its error
+     * @param sentAt when it was sent, nanos of {@link System#nanoTime()}
+     */
+    private record LateClaim(CompletableFuture<List<Object>> answer, long sentAt) {
+    }
+
+    /**
+     * The claim of a queue its server has not answered yet, though the other queues' servers have (on a Cluster, a
+     * master that stalls or failed): the queue is not claimed in this round, and a later round takes the answer.
+     */
+    public static final class ClaimNotAnswered extends QueryTimeoutException {
+
+        ClaimNotAnswered(QueueId queue, long sentAt) {
+            super("Redis has not answered the claim of " + queue + " for "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt) + " ms, though the other queues' "
+                    + "servers have; a later round takes its answer");
+        }
+
     }
 
     /**
@@ -206,7 +323,8 @@ public class TaskQueues {
                 args.add(bytes(claimArgs(counts.get(queue), lease, timed.contains(queue))));
             }
             results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts
-                .runAll(connection, this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis));
+                .runAll(connection, this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis,
+                        STRAGGLER_MILLIS));
         }
         if (results == null) {
             // not Lettuce: one call per queue

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import io.github.delaytask.DelayTask;
@@ -60,6 +61,43 @@ class RedisClusterFailoverTests extends AbstractRedisFailoverTests {
         });
         Map<RedisProcess, Long> after = cluster.scriptCalls(masters);
         assertThat(masters).allSatisfy((master) -> assertThat(after.get(master)).isGreaterThan(before.get(master)));
+    }
+
+    @Test
+    @Order(2)
+    void aMasterThatStopsAnsweringHoldsUpNoQueueOnTheOtherMasters() {
+        LocalRedisCluster cluster = (LocalRedisCluster) this.redis;
+        RedisProcess stalled = cluster.masterOf(SlotHash.getSlot(hashTag(VICTIM)));
+        Set<Integer> onStalled = Arrays.stream(RECORDED)
+            .filter((type) -> cluster.masterOf(SlotHash.getSlot(hashTag(type))) == stalled)
+            .boxed()
+            .collect(Collectors.toSet());
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            long dueAt = System.currentTimeMillis() + 1500;
+            Map<Long, Integer> types = new ConcurrentHashMap<>();
+            for (int i = 0; i < 3; i++) {
+                for (int type : RECORDED) {
+                    types.put(service.addTask(DelayTask.builder(type).executeAt(Instant.ofEpochMilli(dueAt)).build()),
+                            type);
+                }
+            }
+            // the victim's master answers nothing for twice the command timeout, from before the tasks are due
+            this.redis.onMasterOf(hashTag(VICTIM), (commands) -> commands.clientPause(4000));
+            await().atMost(Duration.ofSeconds(15)).until(() -> listeners.runs.keySet().containsAll(types.keySet()));
+            System.out.println("[stall] " + getClass().getSimpleName() + ": lateness of the tasks on the other "
+                    + "masters " + listeners.lateness(dueAt, dueAt, (type) -> !onStalled.contains(type))
+                    + "; on the stalled master " + listeners.lateness(dueAt, dueAt, onStalled::contains));
+            // a claim round that waited for the stalled master waited the 2 s command timeout
+            types.forEach((id, type) -> {
+                if (!onStalled.contains(type)) {
+                    assertThat(listeners.runs.get(id).get(0) - dueAt)
+                        .as("ms late, task %d of a queue on another master", id)
+                        .isLessThan(1000);
+                }
+            });
+        });
     }
 
     @Test
