@@ -114,10 +114,8 @@ public class DelayTaskJobs implements SmartLifecycle {
         this.recovery.runDropped();
         this.running = true;
         // a thread per job and one for the recovery: neither a long purge nor a long reload holds up the others
-        CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-jobs-");
-        // a job that ignores the stop's interrupt (a statement the database does not answer) must not keep the JVM up
-        threads.setDaemon(true);
-        this.executor = new ScheduledThreadPoolExecutor(4, threads);
+        // not daemons: they keep an application that has nothing else to run, a worker without a web server, alive
+        this.executor = new ScheduledThreadPoolExecutor(4, new CustomizableThreadFactory("delay-task-jobs-"));
         long reload = this.settings.reloadInterval().toMillis();
         long refresh = this.settings.refreshInterval().toMillis();
         this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
@@ -171,7 +169,8 @@ public class DelayTaskJobs implements SmartLifecycle {
                 // every job is safe to cut short: a reload or recovery is done again by the next instance or start,
                 // a purge deletes in transactions of its own, and their locks run out
                 logger.warn("A delay-task job did not end within " + STOP_WAIT_MILLIS + " ms of its interrupt (a "
-                        + "statement the database does not answer?); it is left to end on its daemon thread");
+                        + "statement the database does not answer?); the stop goes on, and the job ends when its "
+                        + "statement does");
             }
         }
         catch (InterruptedException ex) {
