@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -51,6 +52,9 @@ public class QueueOverview {
     /** Guarded by this. */
     private @Nullable Counts counts;
 
+    /** Changes made here so far: counts taken before the latest are taken again. */
+    private final AtomicLong changes = new AtomicLong();
+
     /**
      * @param listeners the queues with a listener on this instance, each with the listener's method; taken on each
      * look, as listeners start after this is created
@@ -70,17 +74,22 @@ public class QueueOverview {
         this.nanoTime = nanoTime;
     }
 
-    /** A change was made here (a requeue, a cancel, a pause): the next look counts again. */
-    public synchronized void changed() {
-        this.counts = null;
+    /**
+     * A change was made here (a requeue, a cancel, a pause): the next look counts again. Never waits, not even for a
+     * count under way.
+     */
+    public void changed() {
+        this.changes.incrementAndGet();
     }
 
     /** The database's counts, taken again once older than {@link #COUNTS_FOR}; one caller counts, the others wait. */
     private synchronized Counts counts() {
         long now = this.nanoTime.getAsLong();
+        long changesSoFar = this.changes.get();
         Counts current = this.counts;
-        if (current == null || now - current.takenAt() >= COUNTS_FOR.toNanos()) {
-            current = new Counts(now, this.store.countLiveByQueue(), this.store.countDeadByQueue());
+        if (current == null || now - current.takenAt() >= COUNTS_FOR.toNanos()
+                || current.changes() != changesSoFar) {
+            current = new Counts(now, changesSoFar, this.store.countLiveByQueue(), this.store.countDeadByQueue());
             this.counts = current;
         }
         return current;
@@ -123,8 +132,11 @@ public class QueueOverview {
         return counts.live().containsKey(queue) || counts.dead().containsKey(queue);
     }
 
-    /** The database's counts of each queue, and when they were taken, nanos of the overview's clock. */
-    private record Counts(long takenAt, Map<QueueId, LiveTasks> live, Map<QueueId, Long> dead) {
+    /**
+     * The database's counts of each queue, when they were taken (nanos of the overview's clock), and how many changes
+     * made here they follow.
+     */
+    private record Counts(long takenAt, long changes, Map<QueueId, LiveTasks> live, Map<QueueId, Long> dead) {
     }
 
     /**

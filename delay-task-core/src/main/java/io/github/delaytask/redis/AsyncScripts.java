@@ -2,6 +2,7 @@ package io.github.delaytask.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,19 +38,20 @@ final class AsyncScripts {
      */
     static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
             List<byte[][]> args, long timeoutMillis) {
-        return runAll(connection, sha, keys, args, timeoutMillis, timeoutMillis);
+        return runAll(connection, sha, keys, args, timeoutMillis, timeoutMillis, Set.of());
     }
 
     /**
-     * {@link #runAll(RedisConnection, String, List, List, long)}, waiting for the slowest calls only a while once the
-     * first answered: on a Cluster a master that stalls or failed must not hold up the answers of the others for the
-     * whole command timeout. A call not answered by then is a {@link Late} in the answers, whose future completes
-     * when its server answers or its command times out.
-     * @param stragglerMillis how long to wait for the others once the first answered, at the least: twice as long as
-     * the first took, if that is longer
+     * {@link #runAll(RedisConnection, String, List, List, long)}, waiting for the slowest calls only a while: on a
+     * Cluster a master that stalls or failed must not hold up the answers of the others for the whole command
+     * timeout. Once the first call answered, the others are waited for {@code stragglerMillis} more at the least
+     * (twice as long as the first took, if that is longer); the calls in {@code capped} (whose server was slow
+     * lately) are waited for {@code stragglerMillis} from their sending at most, even when nothing answers. A call not
+     * answered by then is a {@link Late} in the answers, whose future completes when its server answers or its
+     * command times out.
      */
     static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
-            List<byte[][]> args, long timeoutMillis, long stragglerMillis) {
+            List<byte[][]> args, long timeoutMillis, long stragglerMillis, Set<Integer> capped) {
         if (!(connection.getNativeConnection() instanceof RedisScriptingAsyncCommands<?, ?> commands)) {
             return null;
         }
@@ -61,13 +63,16 @@ final class AsyncScripts {
             futures.add(scripting.evalsha(sha, ScriptOutputType.MULTI, keys.get(i), args.get(i)));
         }
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long capAt = Math.min(deadline, start + TimeUnit.MILLISECONDS.toNanos(stragglerMillis));
         long cutOff = deadline;
-        if (futures.size() > 1 && stragglerMillis < timeoutMillis) {
+        if (stragglerMillis < timeoutMillis && futures.size() > 1) {
             cutOff = cutOff(futures, start, deadline, stragglerMillis);
         }
         List<Object> answers = new ArrayList<>(futures.size());
-        for (RedisFuture<List<Object>> future : futures) {
-            if (cutOff - deadline < 0 && !awaitUntil(future, cutOff)) {
+        for (int i = 0; i < futures.size(); i++) {
+            RedisFuture<List<Object>> future = futures.get(i);
+            long until = capped.contains(i) ? Math.min(capAt, cutOff) : cutOff;
+            if (until - deadline < 0 && !awaitUntil(future, until)) {
                 answers.add(new Late(future.toCompletableFuture()));
             }
             else {

@@ -58,6 +58,9 @@ public class TaskQueues {
 
     private final long commandTimeoutMillis;
 
+    /** Whether Redis is a Cluster, whose masters answer apart. */
+    private final boolean cluster;
+
     /**
      * How long a claim of many queues waits for the slowest servers once the first answered, at the least: twice as
      * long as the first took, if that is longer.
@@ -66,6 +69,14 @@ public class TaskQueues {
 
     /** Claims whose server had not answered when the others of their round had, by queue. */
     private final Map<QueueId, LateClaim> lateClaims = new ConcurrentHashMap<>();
+
+    /**
+     * Queues whose claim came late lately, until when (nanos of {@link System#nanoTime()}): their claims are waited
+     * for {@link #STRAGGLER_MILLIS} at most, even alone in their round.
+     */
+    private final Map<QueueId, Long> slowUntil = new ConcurrentHashMap<>();
+
+    private static final long SLOW_FOR_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final RedisScript<List<String>> claimScript = Scripts.load("claim", Scripts.STRING_LIST);
 
@@ -92,6 +103,8 @@ public class TaskQueues {
         this.commandTimeoutMillis = (LETTUCE
                 && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce) ? lettuce.getTimeout()
                         : DEFAULT_COMMAND_TIMEOUT_MILLIS;
+        this.cluster = LETTUCE && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
+                && lettuce.isClusterAware();
     }
 
     /**
@@ -174,9 +187,15 @@ public class TaskQueues {
         Map<QueueId, RuntimeException> failed = new LinkedHashMap<>();
         Map<QueueId, Integer> toSend = new LinkedHashMap<>(counts);
         if (!this.lateClaims.isEmpty()) {
-            takeLateClaims(counts, lease, toSend, claimed, failed);
+            settleLateClaims(counts.keySet(), toSend, failed);
         }
-        if (toSend.size() == 1) {
+        long now = System.nanoTime();
+        Set<QueueId> slow = new HashSet<>();
+        if (!this.slowUntil.isEmpty()) {
+            this.slowUntil.entrySet().removeIf((entry) -> entry.getValue() - now < 0);
+            toSend.keySet().stream().filter(this.slowUntil::containsKey).forEach(slow::add);
+        }
+        if (toSend.size() == 1 && slow.isEmpty()) {
             // a pipeline costs more than the call for one queue
             toSend.forEach((queue, max) -> {
                 try {
@@ -193,14 +212,15 @@ public class TaskQueues {
         }
         List<QueueId> order = new ArrayList<>(toSend.keySet());
         long sentAt = System.nanoTime();
-        List<Object> results = pipelineClaims(order, toSend, lease, timed);
+        List<Object> results = pipelineClaims(order, toSend, lease, timed, slow);
         for (int i = 0; i < order.size(); i++) {
             QueueId queue = order.get(i);
             Object result = (i < results.size()) ? results.get(i) : null;
             try {
                 if (result instanceof AsyncScripts.Late late) {
-                    // its server has not answered yet, the others have: a later round takes its answer
+                    // its server has not answered yet: its ids go back once it does, and it is not claimed meanwhile
                     this.lateClaims.put(queue, new LateClaim(late.answer(), sentAt));
+                    this.slowUntil.put(queue, sentAt + SLOW_FOR_NANOS);
                     failed.put(queue, new ClaimNotAnswered(queue, sentAt));
                     continue;
                 }
@@ -225,55 +245,46 @@ public class TaskQueues {
     }
 
     /**
-     * The claims of earlier rounds that came late, for the queues of this round: one answered in time for its lease
-     * serves as this round's claim of its queue, one answered too late goes back, and a queue whose claim still waits
-     * for its server is not claimed again meanwhile.
+     * The claims of earlier rounds that came late: one answered since goes back, its ids due at once, so that the
+     * claim of a later round takes them with a lease of its own (its answer may be older than a lease's margin); one
+     * that failed is this round's failure of its queue, when the queue is claimed, so that a server that lost its
+     * data is recovered as after any failed claim; a queue whose claim still waits for its server is not claimed
+     * again meanwhile.
      */
-    private void takeLateClaims(Map<QueueId, Integer> counts, Duration lease, Map<QueueId, Integer> toSend,
-            Map<QueueId, Claim> claimed, Map<QueueId, RuntimeException> failed) {
-        for (Map.Entry<QueueId, Integer> count : counts.entrySet()) {
-            QueueId queue = count.getKey();
-            LateClaim late = this.lateClaims.get(queue);
-            if (late == null) {
-                continue;
-            }
+    private void settleLateClaims(Set<QueueId> asked, Map<QueueId, Integer> toSend,
+            Map<QueueId, RuntimeException> failed) {
+        for (Map.Entry<QueueId, LateClaim> entry : this.lateClaims.entrySet()) {
+            QueueId queue = entry.getKey();
+            LateClaim late = entry.getValue();
             if (!late.answer().isDone()) {
-                toSend.remove(queue);
-                failed.put(queue, new ClaimNotAnswered(queue, late.sentAt()));
+                if (asked.contains(queue)) {
+                    toSend.remove(queue);
+                    failed.put(queue, new ClaimNotAnswered(queue, late.sentAt()));
+                }
                 continue;
             }
-            this.lateClaims.remove(queue);
-            Claim answer;
+            List<String> answer;
             try {
-                answer = toClaim(strings(late.answer().join()));
+                answer = strings(late.answer().join());
             }
             catch (RuntimeException ex) {
-                // the server failed it, or it timed out: this round says so, as a claim that failed at once would
                 Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-                toSend.remove(queue);
-                failed.put(queue, (cause instanceof DataAccessException translated) ? translated
-                        : new RedisSystemException("Claim of " + queue + " failed: " + cause.getMessage(), cause));
+                if (isNoScript(cause)) {
+                    // a new master that did not know the script: nothing was claimed
+                    this.lateClaims.remove(queue, late);
+                }
+                else if (asked.contains(queue)) {
+                    this.lateClaims.remove(queue, late);
+                    toSend.remove(queue);
+                    failed.put(queue, (cause instanceof DataAccessException translated) ? translated
+                            : new RedisSystemException("Claim of " + queue + " failed: " + cause.getMessage(), cause));
+                }
                 continue;
             }
-            // its lease counts from its server's time: a claim that took a tenth of one is used no more
-            if (System.nanoTime() - late.sentAt() <= lease.toNanos() / 10) {
-                toSend.remove(queue);
-                claimed.put(queue, keepAtMost(queue, answer, count.getValue()));
-            }
-            else {
-                handBack(queue, answer.taskIds(), answer.redisTime());
-            }
+            this.lateClaims.remove(queue, late);
+            Claim claim = toClaim(answer);
+            handBack(queue, claim.taskIds(), claim.redisTime());
         }
-    }
-
-    /** The claim with at most {@code max} of its ids; the others are due again at once. */
-    private Claim keepAtMost(QueueId queue, Claim claim, int max) {
-        if (claim.taskIds().size() <= max) {
-            return claim;
-        }
-        handBack(queue, claim.taskIds().subList(max, claim.taskIds().size()), claim.redisTime());
-        return new Claim(claim.redisTime(), claim.nextDueInMillis(), claim.loaded(), claim.paused(),
-                claim.redelivered(), List.copyOf(claim.taskIds().subList(0, max)));
     }
 
     private void handBack(QueueId queue, List<Long> taskIds, long dueAt) {
@@ -313,18 +324,25 @@ public class TaskQueues {
      * @return each queue's answer, or the error of its script; {@code null} for a script to run again alone
      */
     private List<Object> pipelineClaims(List<QueueId> order, Map<QueueId, Integer> counts, Duration lease,
-            Set<QueueId> timed) {
+            Set<QueueId> timed, Set<QueueId> slow) {
         List<Object> results = null;
         if (LETTUCE) {
             List<byte[][]> keys = new ArrayList<>(order.size());
             List<byte[][]> args = new ArrayList<>(order.size());
-            for (QueueId queue : order) {
+            Set<Integer> capped = new HashSet<>();
+            for (int i = 0; i < order.size(); i++) {
+                QueueId queue = order.get(i);
                 keys.add(bytes(claimKeys(queue).toArray()));
                 args.add(bytes(claimArgs(counts.get(queue), lease, timed.contains(queue))));
+                if (slow.contains(queue)) {
+                    capped.add(i);
+                }
             }
-            results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts
-                .runAll(connection, this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis,
-                        STRAGGLER_MILLIS));
+            // on one server a slow answer holds up no other: only a Cluster's masters answer apart
+            long straggler = this.cluster ? STRAGGLER_MILLIS : this.commandTimeoutMillis;
+            Set<Integer> cappedHere = this.cluster ? capped : Set.of();
+            results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts.runAll(connection,
+                    this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis, straggler, cappedHere));
         }
         if (results == null) {
             // not Lettuce: one call per queue
