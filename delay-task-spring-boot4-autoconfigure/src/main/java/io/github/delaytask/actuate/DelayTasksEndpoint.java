@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import io.github.delaytask.DelayTaskException;
@@ -18,6 +19,8 @@ import io.github.delaytask.scheduling.ReloadRun;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -84,18 +87,41 @@ public class DelayTasksEndpoint {
 
     private final Clock clock;
 
+    private final Show showParameters;
+
+    private final Set<String> roles;
+
     /**
+     * An endpoint that shows no task's parameters.
      * @param lastReload the last run of the reload job on this instance, or {@code null} before the first or where
      * the jobs do not run
      * @param activity what this instance ran recently
      */
     public DelayTasksEndpoint(DelayTaskService service, QueueOverview overview,
             Supplier<@org.jspecify.annotations.Nullable ReloadRun> lastReload, RecentActivity activity, Clock clock) {
+        this(service, overview, lastReload, activity, clock, Show.NEVER, Set.of());
+    }
+
+    /**
+     * @param showParameters when a task's parameters are shown: business data, such as an order's, that not every
+     * operator may see
+     * @param roles the roles that may see them when {@link Show#WHEN_AUTHORIZED}; any authenticated user if none
+     */
+    public DelayTasksEndpoint(DelayTaskService service, QueueOverview overview,
+            Supplier<@org.jspecify.annotations.Nullable ReloadRun> lastReload, RecentActivity activity, Clock clock,
+            Show showParameters, Set<String> roles) {
         this.service = service;
         this.overview = overview;
         this.lastReload = lastReload;
         this.activity = activity;
         this.clock = clock;
+        this.showParameters = showParameters;
+        this.roles = Set.copyOf(roles);
+    }
+
+    /** Whether the caller may see tasks' parameters. */
+    boolean showsParameters(SecurityContext securityContext) {
+        return this.showParameters.isShown(securityContext, this.roles);
     }
 
     @ReadOperation
@@ -113,7 +139,7 @@ public class DelayTasksEndpoint {
      */
     @ReadOperation
     @Nullable
-    public TaskDescriptor task(@Selector String collection, @Selector String id) {
+    public TaskDescriptor task(SecurityContext securityContext, @Selector String collection, @Selector String id) {
         Optional<TaskDetails> task;
         if (TASKS.equals(collection)) {
             task = this.service.findTask(taskId(id));
@@ -124,7 +150,8 @@ public class DelayTasksEndpoint {
         else {
             return null;
         }
-        return task.map(TaskDescriptor::of).orElse(null);
+        boolean parameters = showsParameters(securityContext);
+        return task.map((details) -> TaskDescriptor.of(details, parameters)).orElse(null);
     }
 
     private static long taskId(String id) {
@@ -146,16 +173,17 @@ public class DelayTasksEndpoint {
      */
     @ReadOperation
     @Nullable
-    public DeadTasksDescriptor deadTasks(@Selector String collection, @Nullable Integer page,
-            @Nullable Integer size) {
+    public DeadTasksDescriptor deadTasks(SecurityContext securityContext, @Selector String collection,
+            @Nullable Integer page, @Nullable Integer size) {
         if (!DEAD.equals(collection)) {
             return null;
         }
         int number = (page != null) ? page : 0;
         int perPage = (size != null) ? size : DEFAULT_PAGE_SIZE;
+        boolean parameters = showsParameters(securityContext);
         List<TaskDescriptor> tasks = this.service.findDeadTasksNewestFirst(number, perPage)
             .stream()
-            .map(TaskDescriptor::of)
+            .map((task) -> TaskDescriptor.of(task, parameters))
             .toList();
         return new DeadTasksDescriptor(number, perPage, tasks);
     }
@@ -170,8 +198,9 @@ public class DelayTasksEndpoint {
      */
     @WriteOperation
     @Nullable
-    public ChangeDescriptor changeTask(@Selector String collection, @Selector long taskId, String action,
-            @Nullable String executeTime) {
+    public ChangeDescriptor changeTask(SecurityContext securityContext, @Selector String collection,
+            @Selector long taskId, String action, @Nullable String executeTime) {
+        boolean parameters = showsParameters(securityContext);
         if (!TASKS.equals(collection)) {
             return null;
         }
@@ -188,7 +217,7 @@ public class DelayTasksEndpoint {
         }
         String refusal = whyNot(before.get(), action);
         if (refusal != null) {
-            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get()),
+            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get(), parameters),
                     refusal);
         }
         boolean changed;
@@ -203,19 +232,19 @@ public class DelayTasksEndpoint {
             if (!(ex.getCause() instanceof DuplicateKeyException)) {
                 throw ex;
             }
-            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get()),
+            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get(), parameters),
                     ex.getMessage());
         }
         this.overview.changed();
         Optional<TaskDetails> after = this.service.findTask(taskId);
         if (changed) {
             return new ChangeDescriptor(taskId, action, ChangeStatus.CHANGED,
-                    after.map(TaskDescriptor::of).orElse(null), null);
+                    after.map((task) -> TaskDescriptor.of(task, parameters)).orElse(null), null);
         }
         // the task changed between the look and the change: a consumer took it, or it finished
         TaskDetails now = after.orElse(before.get());
         String reason = whyNot(now, action);
-        return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(now),
+        return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(now, parameters),
                 (reason != null) ? reason : "task " + taskId + " is running: a consumer holds it, so it cannot be "
                         + pastTense(action) + " until its run ends");
     }
@@ -360,15 +389,16 @@ public class DelayTasksEndpoint {
      * @param attempts how many runs it had
      * @param lastError the error of its last failed run, or {@code null}
      * @param bizKey its business key, or {@code null}
-     * @param parameters its parameters, or {@code null}; base64 in JSON
+     * @param parameters its parameters, or {@code null} (none, or not shown to the caller); base64 in JSON
      */
     public record TaskDescriptor(long taskId, int taskType, int priority, Instant executeTime, TaskStatus status,
             int attempts, @Nullable String lastError, @Nullable String bizKey,
             byte @org.jspecify.annotations.Nullable [] parameters) implements OperationResponseBody {
 
-        static TaskDescriptor of(TaskDetails task) {
+        static TaskDescriptor of(TaskDetails task, boolean withParameters) {
             return new TaskDescriptor(task.taskId(), task.taskType(), task.priority(), task.executeTime(),
-                    task.status(), task.attempts(), task.lastError(), task.bizKey(), task.parameters());
+                    task.status(), task.attempts(), task.lastError(), task.bizKey(),
+                    withParameters ? task.parameters() : null);
         }
 
     }

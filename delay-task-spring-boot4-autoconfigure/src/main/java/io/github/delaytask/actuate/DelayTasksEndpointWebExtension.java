@@ -6,6 +6,7 @@ import io.github.delaytask.actuate.DelayTasksEndpoint.DeadTasksDescriptor;
 import io.github.delaytask.actuate.DelayTasksEndpoint.QueueChangeDescriptor;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -31,11 +32,11 @@ public class DelayTasksEndpointWebExtension {
 
     /** One page of the dead tasks, newest first; 400 with the reason for a page or size out of range. */
     @ReadOperation
-    public WebEndpointResponse<Object> deadTasks(@Selector String collection, @Nullable Integer page,
-            @Nullable Integer size) {
+    public WebEndpointResponse<Object> deadTasks(SecurityContext securityContext, @Selector String collection,
+            @Nullable Integer page, @Nullable Integer size) {
         DeadTasksDescriptor dead;
         try {
-            dead = this.delegate.deadTasks(collection, page, size);
+            dead = this.delegate.deadTasks(securityContext, collection, page, size);
         }
         catch (IllegalArgumentException ex) {
             return new WebEndpointResponse<>(new Refusal(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
@@ -50,9 +51,9 @@ public class DelayTasksEndpointWebExtension {
      * form post is refused (415).
      */
     @WriteOperation
-    public WebEndpointResponse<ChangeDescriptor> changeTask(@Selector String collection, @Selector long taskId,
-            String action, @Nullable String executeTime) {
-        ChangeDescriptor change = this.delegate.changeTask(collection, taskId, action, executeTime);
+    public WebEndpointResponse<ChangeDescriptor> changeTask(SecurityContext securityContext,
+            @Selector String collection, @Selector long taskId, String action, @Nullable String executeTime) {
+        ChangeDescriptor change = this.delegate.changeTask(securityContext, collection, taskId, action, executeTime);
         if (change == null) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }

@@ -21,16 +21,19 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of the {@code delaytasks} Actuator endpoint. Like every endpoint it is created only when
  * exposed ({@code management.endpoints.web.exposure.include}) and its access allows it
- * ({@code management.endpoint.delaytasks.access}: {@code read-only} keeps the changes by hand out).
+ * ({@code management.endpoint.delaytasks.access}: {@code read-only} keeps the changes by hand out). Tasks'
+ * parameters are shown as {@code management.endpoint.delaytasks.show-parameters} says: never by default.
  */
 @AutoConfiguration(after = DelayTaskAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnAvailableEndpoint(DelayTasksEndpoint.class)
+@EnableConfigurationProperties(DelayTasksEndpointProperties.class)
 public class DelayTaskEndpointAutoConfiguration {
 
     @Bean
@@ -38,7 +41,7 @@ public class DelayTaskEndpointAutoConfiguration {
     @ConditionalOnMissingBean
     public DelayTasksEndpoint delayTasksEndpoint(DelayTaskService service, TaskStore store, TaskQueues queues,
             ObjectProvider<DelayTaskListenerEndpointRegistry> listeners, ObjectProvider<DelayTaskJobs> jobs,
-            RecentActivity activity, BeanFactory beanFactory) {
+            RecentActivity activity, DelayTasksEndpointProperties properties, BeanFactory beanFactory) {
         // listeners are off with delay-task.listener.enabled=false; the queues of other instances still show
         QueueOverview overview = new QueueOverview(store, queues, () -> listeners.stream()
             .findFirst()
@@ -46,7 +49,7 @@ public class DelayTaskEndpointAutoConfiguration {
             .orElse(Map.of()));
         return new DelayTasksEndpoint(service, overview,
                 () -> jobs.stream().findFirst().map(DelayTaskJobs::lastReload).orElse(null), activity,
-                DelayTaskConfigurations.clock(beanFactory));
+                DelayTaskConfigurations.clock(beanFactory), properties.getShowParameters(), properties.getRoles());
     }
 
     /** What the endpoint shows of this instance's recent runs; the service, broker and listeners tell it. */

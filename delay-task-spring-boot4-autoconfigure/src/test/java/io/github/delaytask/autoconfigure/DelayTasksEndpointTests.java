@@ -2,8 +2,10 @@ package io.github.delaytask.autoconfigure;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -152,6 +154,45 @@ class DelayTasksEndpointTests {
             mvc.perform(get("/actuator/delaytasks/tasks/{id}", id + 1)).andExpect(status().isNotFound());
             mvc.perform(get("/actuator/delaytasks/other/{id}", id)).andExpect(status().isNotFound());
         });
+    }
+
+    @Test
+    void showsTasksParametersNeverByDefaultOnlyAsShowParametersSays() {
+        String parameters = "{\"order\":\"42, Elm Street\"}";
+        String encoded = Base64.getEncoder().encodeToString(parameters.getBytes(StandardCharsets.UTF_8));
+        for (String show : new String[] { null, "never", "when-authorized", "always" }) {
+            WebApplicationContextRunner runner = (show != null)
+                    ? this.runner.withPropertyValues("management.endpoint.delaytasks.show-parameters=" + show)
+                    : this.runner;
+            runner.run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                long pending = service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofHours(1))
+                    .parameters(parameters)
+                    .build());
+                long dead = service.addTask(DelayTask.builder(FAILING).parameters(parameters).build());
+                await().atMost(Duration.ofSeconds(10))
+                    .until(() -> service.findTask(dead).orElseThrow().status() == TaskStatus.DEAD);
+                MockMvc mvc = mvc(context);
+                String task = mvc.perform(get("/actuator/delaytasks/tasks/{id}", pending))
+                    .andExpect(status().isOk())
+                    .andReturn()
+                    .getResponse()
+                    .getContentAsString();
+                String deadPage = mvc.perform(get("/actuator/delaytasks/dead"))
+                    .andExpect(status().isOk())
+                    .andExpect(jsonPath("$.tasks[0].taskId").value(dead))
+                    .andReturn()
+                    .getResponse()
+                    .getContentAsString();
+                // without Spring Security nobody is authorized
+                boolean shown = "always".equals(show);
+                assertThat(task.contains(encoded)).as("parameters in a task, show-parameters=%s", show)
+                    .isEqualTo(shown);
+                assertThat(deadPage.contains(encoded)).as("parameters in the dead tasks, show-parameters=%s", show)
+                    .isEqualTo(shown);
+            });
+            this.clean();
+        }
     }
 
     @Test
