@@ -1,6 +1,8 @@
 package io.github.delaytask.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
@@ -36,6 +38,7 @@ import static org.springframework.security.test.web.servlet.request.SecurityMock
 import static org.springframework.security.test.web.servlet.setup.SecurityMockMvcConfigurers.springSecurity;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
@@ -107,6 +110,34 @@ class DelayTaskDashboardSecurityTests {
                 .header("X-XSRF-TOKEN", token.getValue())).andExpect(status().isOk());
             assertThat(taskStatus(context, id)).isEqualTo(TaskStatus.CANCELLED);
         });
+    }
+
+    @Test
+    void whenAuthorizedOnlyTheRolesNamedSeeATasksParametersAndAReaderSeesTheRestOfIt() {
+        String encoded = Base64.getEncoder().encodeToString("{\"order\":42}".getBytes(StandardCharsets.UTF_8));
+        this.runner.withUserConfiguration(DashboardSecurity.class)
+            .withPropertyValues("management.endpoint.delaytasks.show-parameters=when-authorized",
+                    "management.endpoint.delaytasks.roles=OPS")
+            .run((context) -> {
+                long id = context.getBean(DelayTaskService.class)
+                    .addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofHours(1)).parameters("{\"order\":42}")
+                        .build());
+                MockMvc mvc = mvc(context);
+                String asReader = mvc.perform(get("/actuator/delaytasks/tasks/{id}", id)
+                    .with(httpBasic("viewer", "secret")))
+                    .andExpect(status().isOk())
+                    .andExpect(jsonPath("$.taskId").value(id))
+                    .andReturn()
+                    .getResponse()
+                    .getContentAsString();
+                String asOps = mvc.perform(get("/actuator/delaytasks/tasks/{id}", id).with(httpBasic("ops", "secret")))
+                    .andExpect(status().isOk())
+                    .andReturn()
+                    .getResponse()
+                    .getContentAsString();
+                assertThat(asReader).doesNotContain(encoded);
+                assertThat(asOps).contains(encoded);
+            });
     }
 
     private static long pendingTask(AssertableWebApplicationContext context) {
