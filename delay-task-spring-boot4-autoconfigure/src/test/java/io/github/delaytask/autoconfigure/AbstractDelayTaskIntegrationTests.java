@@ -48,6 +48,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
@@ -236,14 +237,21 @@ public abstract class AbstractDelayTaskIntegrationTests {
         });
     }
 
-    /** Whether one of the queue's sets holds the id: due later, due, or claimed. */
+    /**
+     * Whether one of the queue's sets holds the id: due later, due, or claimed. One script reads the three at once, as
+     * the id moves between them (a claim, a deferral) while they are read.
+     */
     private static boolean inRedis(AssertableApplicationContext context, QueueId queue, long id) {
         String keys = context.getBean(RedisKeys.class).prefix() + ":{" + queue.taskType() + ":" + queue.priority()
                 + "}:";
-        StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
-        return Stream.of("future", "ready", "inflight")
-            .anyMatch((set) -> redis.opsForZSet().score(keys + set, Long.toString(id)) != null);
+        Long held = context.getBean(StringRedisTemplate.class)
+            .execute(IN_ANY_SET, Stream.of("future", "ready", "inflight").map((set) -> keys + set).toList(),
+                    Long.toString(id));
+        return held != null && held == 1;
     }
+
+    private static final RedisScript<Long> IN_ANY_SET = RedisScript.of("for i = 1, #KEYS do "
+            + "if redis.call('ZSCORE', KEYS[i], ARGV[1]) then return 1 end end return 0", Long.class);
 
     @Test
     void aPausedQueueGivesNoTaskToPollUntilResumed() {
