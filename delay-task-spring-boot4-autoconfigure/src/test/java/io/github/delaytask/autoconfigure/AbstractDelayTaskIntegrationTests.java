@@ -35,6 +35,7 @@ import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TaskStoreInterceptor;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,7 +43,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -686,61 +686,39 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     /** Fails the store's first claim, as a database blip would, and keeps the ids it was asked to claim. */
-    static class FailingClaims implements BeanPostProcessor {
+    static class FailingClaims extends TaskStoreInterceptor {
 
         final List<Long> failedIds = new CopyOnWriteArrayList<>();
 
         private final AtomicBoolean failed = new AtomicBoolean();
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            if (method.equals("claimDue") && this.failed.compareAndSet(false, true)) {
+                @SuppressWarnings("unchecked")
+                Collection<Long> ids = (Collection<Long>) args[0];
+                this.failedIds.addAll(ids);
+                throw new org.springframework.dao.QueryTimeoutException("the database took too long");
             }
-            return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[] { TaskStore.class }, (proxy, method, args) -> {
-                        if (method.getName().equals("claimDue") && this.failed.compareAndSet(false, true)) {
-                            @SuppressWarnings("unchecked")
-                            Collection<Long> ids = (Collection<Long>) args[0];
-                            this.failedIds.addAll(ids);
-                            throw new org.springframework.dao.QueryTimeoutException("the database took too long");
-                        }
-                        try {
-                            return method.invoke(store, args);
-                        }
-                        catch (java.lang.reflect.InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+            return store.proceed();
         }
 
     }
 
     /** Runs an action after the store's next read of live tasks, and returns what it read before the action. */
-    static class StaleReads implements BeanPostProcessor {
+    static class StaleReads extends TaskStoreInterceptor {
 
         volatile Runnable afterRead;
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            Object result = store.proceed();
+            Runnable action = this.afterRead;
+            if (method.equals("findLive") && action != null) {
+                this.afterRead = null;
+                action.run();
             }
-            return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[] { TaskStore.class }, (proxy, method, args) -> {
-                        try {
-                            Object result = method.invoke(store, args);
-                            Runnable action = this.afterRead;
-                            if (method.getName().equals("findLive") && action != null) {
-                                this.afterRead = null;
-                                action.run();
-                            }
-                            return result;
-                        }
-                        catch (java.lang.reflect.InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+            return result;
         }
 
     }

@@ -20,6 +20,7 @@ import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TaskStoreInterceptor;
 import io.github.delaytask.testsupport.TestBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -418,29 +419,18 @@ public abstract class AbstractHistoryRetentionTests {
     }
 
     /** Each batch of the purge: rows deleted and milliseconds taken. */
-    static class PurgeBatches implements BeanPostProcessor {
+    static class PurgeBatches extends TaskStoreInterceptor {
 
         final List<long[]> batches = new CopyOnWriteArrayList<>();
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            long start = System.nanoTime();
+            Object result = store.proceed();
+            if (method.equals("purgeFinished")) {
+                this.batches.add(new long[] { (Integer) result, millisSince(start) });
             }
-            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
-                    (proxy, method, args) -> {
-                        long start = System.nanoTime();
-                        try {
-                            Object result = method.invoke(store, args);
-                            if (method.getName().equals("purgeFinished")) {
-                                this.batches.add(new long[] { (Integer) result, millisSince(start) });
-                            }
-                            return result;
-                        }
-                        catch (InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+            return result;
         }
 
     }

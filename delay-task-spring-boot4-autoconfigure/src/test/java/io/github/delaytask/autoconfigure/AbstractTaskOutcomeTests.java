@@ -1,7 +1,5 @@
 package io.github.delaytask.autoconfigure;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -24,6 +22,7 @@ import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TaskStoreInterceptor;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -586,25 +585,14 @@ public abstract class AbstractTaskOutcomeTests {
 
         @Bean
         static BeanPostProcessor storeWithoutLeaseRenewals() {
-            return new BeanPostProcessor() {
+            return new TaskStoreInterceptor() {
 
                 @Override
-                public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    if (!(bean instanceof TaskStore store)) {
-                        return bean;
+                protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+                    if (method.equals("renewLeases")) {
+                        throw new org.springframework.dao.DataAccessResourceFailureException("cut off");
                     }
-                    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
-                            (proxy, method, args) -> {
-                                if (method.getName().equals("renewLeases")) {
-                                    throw new org.springframework.dao.DataAccessResourceFailureException("cut off");
-                                }
-                                try {
-                                    return method.invoke(store, args);
-                                }
-                                catch (InvocationTargetException ex) {
-                                    throw ex.getCause();
-                                }
-                            });
+                    return store.proceed();
                 }
 
             };
@@ -613,28 +601,17 @@ public abstract class AbstractTaskOutcomeTests {
     }
 
     /** Counts the tasks the database handed to consumers. */
-    static class ClaimCounter implements BeanPostProcessor {
+    static class ClaimCounter extends TaskStoreInterceptor {
 
         final AtomicInteger claimed = new AtomicInteger();
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            Object result = store.proceed();
+            if (method.equals("claimDue")) {
+                this.claimed.addAndGet(((List<?>) result).size());
             }
-            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
-                    (proxy, method, args) -> {
-                        try {
-                            Object result = method.invoke(store, args);
-                            if (method.getName().equals("claimDue")) {
-                                this.claimed.addAndGet(((List<?>) result).size());
-                            }
-                            return result;
-                        }
-                        catch (InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+            return result;
         }
 
     }

@@ -1,7 +1,5 @@
 package io.github.delaytask.autoconfigure;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,8 +21,8 @@ import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
-import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.testsupport.BootLine;
+import io.github.delaytask.testsupport.TaskStoreInterceptor;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,7 +30,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -595,27 +592,16 @@ class DelayTasksEndpointTests {
     }
 
     /** Counts the counts of live tasks, each of which reads the whole of {@code taskinfo}. */
-    static class CountedLiveTasks implements BeanPostProcessor {
+    static class CountedLiveTasks extends TaskStoreInterceptor {
 
         final AtomicInteger counts = new AtomicInteger();
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            if (method.equals("countLiveByQueue")) {
+                this.counts.incrementAndGet();
             }
-            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
-                    (proxy, method, args) -> {
-                        if (method.getName().equals("countLiveByQueue")) {
-                            this.counts.incrementAndGet();
-                        }
-                        try {
-                            return method.invoke(store, args);
-                        }
-                        catch (InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+            return store.proceed();
         }
 
     }

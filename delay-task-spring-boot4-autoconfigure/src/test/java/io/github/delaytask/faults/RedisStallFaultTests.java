@@ -67,11 +67,7 @@ class RedisStallFaultTests {
                 "delay-task.listener.concurrency=" + tasks);
         FaultApp.runner(properties).run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
-            List<DelayTask> batch = new ArrayList<>();
-            for (int i = 0; i < tasks; i++) {
-                batch.add(DelayTask.builder(RecordingListener.TASK_TYPE).build());
-            }
-            service.addTasks(batch);
+            addDueTasks(service, tasks);
             await().atMost(Duration.ofSeconds(20)).until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") == tasks);
             this.proxy.stall();
             try {
@@ -97,11 +93,7 @@ class RedisStallFaultTests {
                 "delay-task.listener.prefetch=5");
         FaultApp.runner(properties).run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
-            List<DelayTask> batch = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                batch.add(DelayTask.builder(RecordingListener.TASK_TYPE).build());
-            }
-            service.addTasks(batch);
+            addDueTasks(service, 4);
             await().atMost(Duration.ofSeconds(20))
                 .until(() -> this.runs.count("SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL") == 4);
             this.proxy.stall();
@@ -149,11 +141,7 @@ class RedisStallFaultTests {
         long[] closeMillis = new long[1];
         FaultApp.runner(properties).run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
-            List<DelayTask> batch = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                batch.add(DelayTask.builder(RecordingListener.TASK_TYPE).build());
-            }
-            service.addTasks(batch);
+            addDueTasks(service, 4);
             await().atMost(Duration.ofSeconds(20))
                 .until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") == 1
                         && this.runs.count("SELECT COUNT(*) FROM taskinfo WHERE lease_until IS NOT NULL") == 4);
@@ -177,6 +165,15 @@ class RedisStallFaultTests {
                 "spring.data.redis.port=" + this.proxy.port()));
         all.addAll(List.of(overrides));
         return FaultApp.properties(this.backend, all.toArray(String[]::new));
+    }
+
+    /** That many tasks of the recording listener, due now, in one call. */
+    private static void addDueTasks(DelayTaskService service, int count) {
+        List<DelayTask> batch = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            batch.add(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+        }
+        service.addTasks(batch);
     }
 
     private long executed() {

@@ -1,7 +1,5 @@
 package io.github.delaytask.faults;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,7 +11,7 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TaskStoreInterceptor;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,7 +19,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import org.springframework.beans.factory.config.BeanPostProcessor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -96,7 +93,7 @@ class StalledConsumerFaultTests {
     }
 
     /** Stalls the first claim in the database of its instance until released, at its stall point. */
-    static class Stall implements BeanPostProcessor {
+    static class Stall extends TaskStoreInterceptor {
 
         final StallPoint point;
 
@@ -113,28 +110,19 @@ class StalledConsumerFaultTests {
         }
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            boolean stall = method.equals("claimDue") && this.stalled.compareAndSet(false, true);
+            if (stall && this.point == StallPoint.BEFORE_DATABASE_CLAIM) {
+                stallHere();
             }
-            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
-                    (proxy, method, args) -> {
-                        boolean stall = method.getName().equals("claimDue") && this.stalled.compareAndSet(false, true);
-                        if (stall && this.point == StallPoint.BEFORE_DATABASE_CLAIM) {
-                            stallHere();
-                        }
-                        try {
-                            return method.invoke(store, args);
-                        }
-                        catch (InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                        finally {
-                            if (stall && this.point == StallPoint.AFTER_DATABASE_CLAIM) {
-                                stallHere();
-                            }
-                        }
-                    });
+            try {
+                return store.proceed();
+            }
+            finally {
+                if (stall && this.point == StallPoint.AFTER_DATABASE_CLAIM) {
+                    stallHere();
+                }
+            }
         }
 
         private void stallHere() throws InterruptedException {

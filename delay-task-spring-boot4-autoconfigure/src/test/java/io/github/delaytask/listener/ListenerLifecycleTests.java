@@ -1,7 +1,5 @@
 package io.github.delaytask.listener;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -13,13 +11,12 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.testsupport.TaskStoreInterceptor;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
@@ -201,30 +198,19 @@ class ListenerLifecycleTests {
     }
 
     /** Makes the reload's read wait, deaf to interrupts, until the test releases it, as a hung statement would. */
-    static class HungReload implements BeanPostProcessor {
+    static class HungReload extends TaskStoreInterceptor {
 
         final CountDownLatch entered = new CountDownLatch(1);
 
         final CountDownLatch release = new CountDownLatch(1);
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            if (method.equals("findDue")) {
+                this.entered.countDown();
+                awaitUninterruptibly(this.release);
             }
-            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
-                    (proxy, method, args) -> {
-                        if (method.getName().equals("findDue")) {
-                            this.entered.countDown();
-                            awaitUninterruptibly(this.release);
-                        }
-                        try {
-                            return method.invoke(store, args);
-                        }
-                        catch (InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+            return store.proceed();
         }
 
         private static void awaitUninterruptibly(CountDownLatch latch) {
@@ -245,56 +231,34 @@ class ListenerLifecycleTests {
     }
 
     /** Holds up every acknowledgement until the test releases them, as a database that takes its time would. */
-    static class HeldAcknowledgements implements BeanPostProcessor {
+    static class HeldAcknowledgements extends TaskStoreInterceptor {
 
         final CountDownLatch waiting = new CountDownLatch(1);
 
         final CountDownLatch release = new CountDownLatch(1);
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            if (method.equals("finishAllExecuted")) {
+                this.waiting.countDown();
+                this.release.await();
             }
-            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
-                    (proxy, method, args) -> {
-                        if (method.getName().equals("finishAllExecuted")) {
-                            this.waiting.countDown();
-                            this.release.await();
-                        }
-                        try {
-                            return method.invoke(store, args);
-                        }
-                        catch (InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+            return store.proceed();
         }
 
     }
 
     /** Throws an {@link Error} from the first acknowledgement, as a class that went missing would. */
-    static class FailFirstAcknowledgement implements BeanPostProcessor {
+    static class FailFirstAcknowledgement extends TaskStoreInterceptor {
 
         final AtomicBoolean failed = new AtomicBoolean();
 
         @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof TaskStore store)) {
-                return bean;
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            if (method.equals("finishAllExecuted") && this.failed.compareAndSet(false, true)) {
+                throw new NoClassDefFoundError("a class that went missing");
             }
-            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { TaskStore.class },
-                    (proxy, method, args) -> {
-                        if (method.getName().equals("finishAllExecuted") && this.failed.compareAndSet(false, true)) {
-                            throw new NoClassDefFoundError("a class that went missing");
-                        }
-                        try {
-                            return method.invoke(store, args);
-                        }
-                        catch (InvocationTargetException ex) {
-                            throw ex.getCause();
-                        }
-                    });
+            return store.proceed();
         }
 
     }
