@@ -13,6 +13,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
@@ -30,12 +31,15 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * instance with another idle poll interval) costs at most an idle poll interval, the longest a dispatcher goes
  * without a look at a queue. Lettuce subscribes again by itself after a reconnect.
  */
-public class WakeUps {
+public class WakeUps implements SmartLifecycle {
 
     private static final Log logger = LogFactory.getLog(WakeUps.class);
 
     /** Between tries to subscribe while Redis or the database (the key prefix) cannot be reached at start-up. */
     private static final long RETRY_MILLIS = 1000;
+
+    /** The longest {@link #close()} waits for the wake-ups published before it to go out. */
+    private static final long FLUSH_MILLIS = 1000;
 
     private final StringRedisTemplate redis;
 
@@ -54,6 +58,11 @@ public class WakeUps {
     private @Nullable Thread sender;
 
     private boolean closed;
+
+    /** Whether the sender has a message on its way. */
+    private boolean sending;
+
+    private volatile boolean running;
 
     private @Nullable Subscription subscription;
 
@@ -119,14 +128,72 @@ public class WakeUps {
                         return;
                     }
                 }
-                if (this.closed) {
+                if (this.toSend.isEmpty()) {
+                    // closed, and what was published before has gone out
                     return;
                 }
                 batch = new LinkedHashMap<>(this.toSend);
                 this.toSend.clear();
+                this.sending = true;
             }
-            send(batch);
+            try {
+                send(batch);
+            }
+            finally {
+                synchronized (this.toSend) {
+                    this.sending = false;
+                    this.toSend.notifyAll();
+                }
+            }
         }
+    }
+
+    /** Wait until what was published has gone out, or the given time has passed. */
+    private void flush(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        synchronized (this.toSend) {
+            while ((this.sending || !this.toSend.isEmpty()) && this.sender != null && this.sender.isAlive()) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    this.toSend.wait(left);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void start() {
+        this.running = true;
+    }
+
+    /**
+     * Send what was published before the application's Redis connections close, which happens in the lifecycle's
+     * stop, before {@link #close()}: an application that adds tasks and stops at once (a batch job, a deployment)
+     * would otherwise leave them to the other instances' idle looks. Waits {@value #FLUSH_MILLIS} ms at most,
+     * which only a Redis that stalls takes.
+     */
+    @Override
+    public void stop() {
+        flush(FLUSH_MILLIS);
+        this.running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    /** After the listeners and the jobs, whose hand-backs may publish, and long before Redis's connections. */
+    @Override
+    public int getPhase() {
+        return DEFAULT_PHASE - 2;
     }
 
     /** One message for all the queues, so that a Redis gone slow costs one command timeout at most. */
@@ -147,14 +214,24 @@ public class WakeUps {
         }
     }
 
-    /** Send no more wake-ups, and stop hearing them. */
+    /**
+     * Take no more wake-ups, and stop hearing them. Those published before still go out, as in {@link #stop()}, for
+     * users of this class outside an application context.
+     */
     public void close() {
+        flush(FLUSH_MILLIS);
         synchronized (this.toSend) {
             this.closed = true;
-            this.toSend.clear();
             this.toSend.notifyAll();
         }
         stopListening();
+    }
+
+    /** How many queues' wake-ups wait for the sender; for tests. */
+    int unsent() {
+        synchronized (this.toSend) {
+            return this.toSend.size();
+        }
     }
 
     /**

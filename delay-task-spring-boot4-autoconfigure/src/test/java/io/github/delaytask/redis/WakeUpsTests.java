@@ -95,4 +95,22 @@ class WakeUpsTests {
         await().atMost(Duration.ofSeconds(10)).until(() -> heard.containsAll(Set.of(FIRST, SECOND)));
     }
 
+    @Test
+    void wakeUpsPublishedBeforeCloseStillGoOut() {
+        Set<QueueId> heard = ConcurrentHashMap.newKeySet();
+        this.receiver.listen((queue, executeTime) -> heard.add(queue));
+        await().atMost(Duration.ofSeconds(10)).until(this.receiver::listening);
+        this.proxy.stall();
+        long now = System.currentTimeMillis();
+        this.sender.publish(Map.of(FIRST, now));
+        // the sender took the first and waits for Redis: the second waits for the sender, as the last adds of an
+        // application that stops do
+        await().atMost(Duration.ofSeconds(5)).until(() -> this.sender.unsent() == 0);
+        this.sender.publish(Map.of(SECOND, now + 100));
+        assertThat(this.sender.unsent()).isEqualTo(1);
+        this.sender.close();
+        this.proxy.resume();
+        await().atMost(Duration.ofSeconds(10)).until(() -> heard.containsAll(Set.of(FIRST, SECOND)));
+    }
+
 }
