@@ -113,6 +113,14 @@ public class TaskBroker {
     }
 
     /**
+     * Now, epoch ms, by the clock of execute times: the Redis server's, which decides when tasks are due, as this
+     * instance measures it.
+     */
+    public long millis() {
+        return this.clock.millis();
+    }
+
+    /**
      * Claim up to {@code max} due tasks of a queue.
      * @return the tasks won, each held under a lease until completed or failed
      */
@@ -211,8 +219,8 @@ public class TaskBroker {
      * @return how many the database extended; the others lost their claim, or another transaction holds their rows
      */
     public int renewLeasesInDatabase(Collection<StoredTask> running) {
-        // this instance's clock, where claims compare with Redis's: one behind leaves a lease as it was rather than
-        // shorten it, and one ahead holds the task of a dead instance that much longer
+        // the clock of execute times, which claims compare with: Redis's, so that an instance whose own clock is
+        // behind does not leave a lease as it was, and one ahead does not hold a dead instance's task longer
         return this.store.renewLeases(running, this.clock.millis() + this.lease.toMillis());
     }
 

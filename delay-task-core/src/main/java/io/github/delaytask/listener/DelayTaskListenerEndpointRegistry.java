@@ -105,7 +105,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         Dispatcher started = new Dispatcher(this.broker::claimAll, pool,
                 (queue, task, reservation, startBy, recordBy) -> start(pool, handBack, queue, task, reservation,
                         startBy, recordBy),
-                this.settings, this.settings.idleLook(), new Waiter(), System::currentTimeMillis);
+                this.settings, this.settings.idleLook(), new Waiter(), this.broker::millis);
         for (ListenerEndpoint endpoint : endpoints) {
             TaskRun run = new TaskRun(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
                     endpoint.retryPolicy(this.settings.retryPolicy()), this.broker, pool, this.acknowledger,

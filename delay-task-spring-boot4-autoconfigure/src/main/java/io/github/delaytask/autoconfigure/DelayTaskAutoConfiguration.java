@@ -27,8 +27,9 @@ import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.TRANS
  * Auto-configuration of delay-task: the task service, its store on MyBatis-Plus, its queues on Redis, the
  * listener containers and the reload and refresh jobs.
  * <p>
- * The clock of delays and back-offs is the bean named {@code delayTaskClock}; due-ness itself is decided by the Redis
- * and database clocks.
+ * Due-ness is decided by the Redis server's clock, so delays, back-offs and leases are computed on it too: the bean
+ * named {@code delayTaskRedisClock} is this instance's clock (the bean named {@code delayTaskClock}) put right by its
+ * measured offset from the Redis server's.
  */
 @AutoConfiguration(afterName = { REDIS_3, REDIS_4, DATA_SOURCE_3, DATA_SOURCE_4, TRANSACTION_MANAGER_3,
         TRANSACTION_MANAGER_4, TRANSACTION_3, TRANSACTION_4, JACKSON_3, JACKSON_4, MYBATIS_PLUS },
@@ -37,7 +38,8 @@ import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.TRANS
 @ConditionalOnBean({ StringRedisTemplate.class, SqlSessionTemplate.class })
 @ConditionalOnBooleanProperty(name = "delay-task.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayTaskProperties.class)
-@Import({ DelayTaskConfigurations.ClockConfiguration.class, DelayTaskConfigurations.KeysConfiguration.class,
+@Import({ DelayTaskConfigurations.ClockConfiguration.class, DelayTaskConfigurations.RedisClockConfiguration.class,
+        DelayTaskConfigurations.KeysConfiguration.class,
         DelayTaskConfigurations.ObservationConfiguration.class, DelayTaskConfigurations.StoreConfiguration.class,
         DelayTaskJsonConfiguration.class,
         DelayTaskConfigurations.ServiceConfiguration.class, DelayTaskConfigurations.ListenerConfiguration.class,

@@ -24,6 +24,7 @@ import io.github.delaytask.lock.RedisDistributedLocks;
 import io.github.delaytask.observation.DelayTaskAddObservationConvention;
 import io.github.delaytask.observation.DelayTaskListenerObservationConvention;
 import io.github.delaytask.observation.TaskObservations;
+import io.github.delaytask.redis.RedisClock;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.redis.WakeUps;
@@ -51,6 +52,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -69,8 +71,14 @@ final class DelayTaskConfigurations {
         return (idle.compareTo(listener.getPollInterval()) < 0) ? listener.getPollInterval() : idle;
     }
 
-    /** The name of the clock of delays, back-offs and lock records. */
+    /** The name of this instance's clock: of lock records and local waits, and the base of the due-time clock. */
     static final String CLOCK = "delayTaskClock";
+
+    /** The name of the clock of due times: delays, back-offs, leases and lateness, on the Redis server's clock. */
+    static final String DUE_CLOCK = "delayTaskRedisClock";
+
+    /** How often the due-time clock measures again how far this instance's clock is from the Redis server's. */
+    static final Duration REDIS_CLOCK_RESYNC = Duration.ofSeconds(30);
 
     private DelayTaskConfigurations() {
     }
@@ -78,6 +86,11 @@ final class DelayTaskConfigurations {
     /** The starter's clock, which {@link #CLOCK a bean of that name} replaces. */
     static Clock clock(BeanFactory beanFactory) {
         return beanFactory.getBean(CLOCK, Clock.class);
+    }
+
+    /** The clock of due times, which {@link RedisClockConfiguration} defines. */
+    static Clock dueClock(BeanFactory beanFactory) {
+        return beanFactory.getBean(DUE_CLOCK, Clock.class);
     }
 
     /**
@@ -100,6 +113,23 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean(name = CLOCK)
         Clock delayTaskClock() {
             return Clock.systemUTC();
+        }
+
+    }
+
+    /**
+     * The clock of due times: Redis decides when a task is due, so delays and back-offs computed on an instance whose
+     * clock is off would make tasks early or late. Not a candidate for autowiring, as {@link ClockConfiguration}'s.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(StringRedisTemplate.class)
+    @Import(ClockConfiguration.class)
+    static class RedisClockConfiguration {
+
+        @Bean(name = DUE_CLOCK, autowireCandidate = false)
+        @ConditionalOnMissingBean(name = DUE_CLOCK)
+        RedisClock delayTaskRedisClock(StringRedisTemplate redisTemplate, BeanFactory beanFactory) {
+            return new RedisClock(redisTemplate, clock(beanFactory), REDIS_CLOCK_RESYNC);
         }
 
     }
@@ -212,7 +242,8 @@ final class DelayTaskConfigurations {
         WakeUps delayTaskWakeUps(StringRedisTemplate redisTemplate, RedisKeys keys, DelayTaskProperties properties,
                 BeanFactory beanFactory) {
             // a task due later than this is found by every dispatcher's look at an idle queue before it is due
-            return new WakeUps(redisTemplate, keys, idlePollInterval(properties.getListener()), clock(beanFactory));
+            return new WakeUps(redisTemplate, keys, idlePollInterval(properties.getListener()),
+                    dueClock(beanFactory));
         }
 
         @Bean
@@ -222,7 +253,7 @@ final class DelayTaskConfigurations {
                 ApplicationEventPublisher publisher) {
             // the broker records deaths, which the application hears of as DeadTaskEvents
             TaskEvents brokerEvents = TaskEvents.of(List.of(events(events), new DeadTaskEvents(publisher, store)));
-            return new TaskBroker(store, queues, properties.getLease(), clock(beanFactory), brokerEvents,
+            return new TaskBroker(store, queues, properties.getLease(), dueClock(beanFactory), brokerEvents,
                     wakeUps.getIfAvailable());
         }
 
@@ -243,7 +274,7 @@ final class DelayTaskConfigurations {
             ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
                     properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(),
                     properties.getRedis().getHandOffTimeout(), retryPolicy);
-            return new DefaultDelayTaskService(store, queues, broker, codec, clock(beanFactory), settings,
+            return new DefaultDelayTaskService(store, queues, broker, codec, dueClock(beanFactory), settings,
                     events(events), observations);
         }
 

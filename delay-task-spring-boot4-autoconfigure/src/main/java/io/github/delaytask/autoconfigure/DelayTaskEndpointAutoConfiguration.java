@@ -49,7 +49,7 @@ public class DelayTaskEndpointAutoConfiguration {
             .orElse(Map.of()));
         return new DelayTasksEndpoint(service, overview,
                 () -> jobs.stream().findFirst().map(DelayTaskJobs::lastReload).orElse(null), activity,
-                DelayTaskConfigurations.clock(beanFactory), properties.getShowParameters(), properties.getRoles());
+                DelayTaskConfigurations.dueClock(beanFactory), properties.getShowParameters(), properties.getRoles());
     }
 
     /** What the endpoint shows of this instance's recent runs; the service, broker and listeners tell it. */

@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.COMPOSITE_METER_REGISTRY_3;
@@ -50,6 +51,7 @@ import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.SIMPL
 @ConditionalOnBean({ MeterRegistry.class, StringRedisTemplate.class, SqlSessionTemplate.class })
 @ConditionalOnBooleanProperty(name = "delay-task.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayTaskProperties.class)
+@Import(DelayTaskConfigurations.RedisClockConfiguration.class)
 public class DelayTaskMetricsAutoConfiguration {
 
     @Bean
@@ -64,7 +66,8 @@ public class DelayTaskMetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(TaskEvents.class)
     MicrometerTaskEvents delayTaskEvents(DelayTaskMeters meters, BeanFactory beanFactory) {
-        return new MicrometerTaskEvents(meters, DelayTaskConfigurations.clock(beanFactory));
+        // lateness is measured on the clock tasks fall due by
+        return new MicrometerTaskEvents(meters, DelayTaskConfigurations.dueClock(beanFactory));
     }
 
     @Bean

@@ -85,9 +85,40 @@ class ClockStepFaultTests {
         assertThat(latestRun()).as("ms the latest run started after its time").isLessThan(1000);
     }
 
-    private void startWorker(Duration offset) {
+    @Test
+    void tasksAWorkerAnHourBehindAddsWithADelayRunNoEarlierThanTheirDelayAfterTheAdd() {
+        startWorker(Duration.ofHours(-1), DelayedAdder.TASKS + "=" + TASKS, DelayedAdder.DELAY + "=3s");
+        await().atMost(Duration.ofSeconds(60))
+            .until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") >= TASKS);
+        // added_at is read before the add: a task is due no earlier than that plus its delay
+        long early = this.runs.count("SELECT COUNT(*) FROM fault_runs r JOIN fault_adds a ON a.task_id = r.task_id "
+                + "WHERE r.started_at < a.added_at + 3000");
+        long latest = this.runs.count("SELECT MAX(r.started_at - a.added_at - 3000) FROM fault_runs r "
+                + "JOIN fault_adds a ON a.task_id = r.task_id");
+        this.runs.print("clock-behind-adds", "early=" + early + " latest-ms=" + latest);
+        assertThat(this.runs.count("SELECT COUNT(*) FROM fault_adds")).isEqualTo(TASKS);
+        assertThat(early).as("runs before their delay was over").isZero();
+        assertThat(latest).as("ms the latest run started after its add and delay").isLessThan(2000);
+    }
+
+    @Test
+    void aWorkerAnHourBehindWaitsOutEveryRetrysBackOff() {
+        startWorker(Duration.ofHours(-1), RecordingListener.FAIL + "=true", "delay-task.retry.max-attempts=3",
+                "delay-task.retry.initial-delay=2s", "delay-task.retry.multiplier=1");
+        List<Long> ids = addTasks();
+        await().atMost(Duration.ofSeconds(60))
+            .until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") >= 3L * ids.size());
+        long shortest = this.runs.count("SELECT MIN(started_at - previous) FROM (SELECT started_at, "
+                + "LAG(started_at) OVER (PARTITION BY task_id ORDER BY started_at) AS previous FROM fault_runs) runs "
+                + "WHERE previous IS NOT NULL");
+        this.runs.print("clock-behind-retries", "shortest-gap-ms=" + shortest);
+        // a retry is due 2 s after its failure, which comes after its run's start; the database's clock rounds
+        assertThat(shortest).as("ms between a failed run and its retry").isGreaterThanOrEqualTo(1990);
+    }
+
+    private void startWorker(Duration offset, String... overrides) {
         this.clock = FakeClock.offsetBy(offset);
-        Map<String, String> properties = FaultApp.properties(this.backend);
+        Map<String, String> properties = FaultApp.properties(this.backend, overrides);
         this.worker = FaultApp.startWorker("clock", properties, this.clock.environment());
         this.worker.awaitOutput(FaultApp.READY, Duration.ofSeconds(60));
     }

@@ -1,5 +1,6 @@
 package io.github.delaytask.faults;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Map;
 
 import io.github.delaytask.autoconfigure.DelayTaskAutoConfiguration;
 import io.github.delaytask.autoconfigure.DelayTaskLockAutoConfiguration;
+import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.testsupport.ImportDataAutoConfiguration;
 import io.github.delaytask.testsupport.TestBackend;
 import io.github.delaytask.testsupport.WorkerProcess;
@@ -16,6 +18,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
@@ -27,7 +30,7 @@ import org.springframework.context.annotation.Import;
 @Configuration(proxyBeanMethods = false)
 @ImportDataAutoConfiguration
 @ImportAutoConfiguration({ DelayTaskLockAutoConfiguration.class, DelayTaskAutoConfiguration.class })
-@Import(RecordingListener.class)
+@Import({ RecordingListener.class, DelayedAdder.class })
 public class FaultApp {
 
     /** What a worker prints once its listeners run. */
@@ -36,11 +39,21 @@ public class FaultApp {
     private static final List<String> WORKER_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData");
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         WorkerProcess.exitWhenParentDies();
-        new SpringApplicationBuilder(FaultApp.class).web(WebApplicationType.NONE)
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(FaultApp.class)
+            .web(WebApplicationType.NONE)
             .bannerMode(Banner.Mode.OFF)
             .run(args);
+        // ready once it hears wake-ups too: a task a test adds at once would otherwise wait for an idle look
+        WakeUps wakeUps = context.getBeanProvider(WakeUps.class).getIfAvailable();
+        if (wakeUps != null && context.getEnvironment().getProperty("delay-task.listener.enabled", Boolean.class, true)) {
+            // but not forever: a test may start its worker while Redis cannot be reached
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!wakeUps.listening() && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+        }
         System.out.println(READY);
     }
 
@@ -80,7 +93,7 @@ public class FaultApp {
         properties.forEach((key, value) -> args.add("--" + key + "=" + value));
         args.add("--" + RecordingListener.WORKER_ID + "=" + workerId);
         args.add("--logging.level.root=WARN");
-        args.add("--logging.level.io.github.delaytask=INFO");
+        args.add("--logging.level.io.github.delaytask=" + System.getProperty("fault.worker-log-level", "INFO"));
         return WorkerProcess.start("fault-" + workerId, FaultApp.class, WORKER_JVM_OPTIONS, args, environment);
     }
 

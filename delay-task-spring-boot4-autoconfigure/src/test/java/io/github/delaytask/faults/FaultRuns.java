@@ -53,12 +53,13 @@ final class FaultRuns {
         }
     }
 
-    /** Create the delay-task tables from the starter's own script, and {@code fault_runs}. */
+    /** Create the delay-task tables from the starter's own script, {@code fault_runs} and {@code fault_adds}. */
     void createSchema(String platform) {
         new ResourceDatabasePopulator(new ClassPathResource("META-INF/delay-task/sql/schema-" + platform + ".sql"))
             .execute(this.jdbc.getDataSource());
         this.jdbc.execute("CREATE TABLE fault_runs (task_id BIGINT NOT NULL, worker VARCHAR(32) NOT NULL, "
                 + "started_at BIGINT NOT NULL)");
+        this.jdbc.execute("CREATE TABLE fault_adds (task_id BIGINT NOT NULL, added_at BIGINT NOT NULL)");
     }
 
     long count(String sql, Object... args) {

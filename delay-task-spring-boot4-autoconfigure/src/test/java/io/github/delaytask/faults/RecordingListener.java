@@ -42,9 +42,14 @@ class RecordingListener {
         this.workerId = environment.getProperty(WORKER_ID, "in-process");
         this.handlerMillis = environment.getProperty(HANDLER_MILLIS, Long.class, 0L);
         this.fail = environment.getProperty(FAIL, Boolean.class, false);
-        String product = this.jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()
+        this.now = databaseNow(this.jdbc);
+    }
+
+    /** The database's time in epoch ms, as SQL. */
+    static String databaseNow(JdbcTemplate jdbc) {
+        String product = jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()
             .getDatabaseProductName());
-        this.now = product.toLowerCase(java.util.Locale.ROOT).contains("postgres")
+        return product.toLowerCase(java.util.Locale.ROOT).contains("postgres")
                 ? "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
                 : "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000";
     }

@@ -1,0 +1,104 @@
+package io.github.delaytask.redis;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The clock of due times, over a local clock the test moves and a Redis whose answers take the time the test says.
+ */
+class RedisClockTests {
+
+    private final MovingClock local = new MovingClock(1_000_000);
+
+    /** Each call to TIME: how long its round trip takes, and where in it Redis reads its clock. */
+    private final Deque<long[]> calls = new ArrayDeque<>();
+
+    /** How far Redis's clock is ahead of the local one. */
+    private long redisAhead;
+
+    private final RedisClock clock = new RedisClock(this::time, this.local, Duration.ofSeconds(30));
+
+    private long time() {
+        long[] call = this.calls.removeFirst();
+        this.local.millis += call[1];
+        long server = this.local.millis + this.redisAhead;
+        this.local.millis += call[0] - call[1];
+        return server;
+    }
+
+    @Test
+    void aClockAnHourBehindRedisReadsRedisTimeNeverAheadOfIt() {
+        this.redisAhead = 3_600_000;
+        this.calls.add(new long[] { 2, 1 });
+        this.clock.sample();
+        long redisNow = this.local.millis + this.redisAhead;
+        assertThat(this.clock.millis()).isBetween(redisNow - 3, redisNow);
+    }
+
+    @Test
+    void whereverRedisReadsItsClockInTheRoundTripThisClockIsNotAheadOfIt() {
+        this.redisAhead = -250;
+        for (long readAt = 0; readAt <= 4; readAt++) {
+            this.calls.add(new long[] { 4, readAt });
+            this.clock.sample();
+            assertThat(this.clock.millis()).isLessThanOrEqualTo(this.local.millis + this.redisAhead);
+        }
+    }
+
+    @Test
+    void aSlowRoundTripIsMeasuredAgainAndTheQuickestCounts() {
+        this.redisAhead = 500;
+        // a round trip of 400 ms with Redis reading at its start would put this clock 400 ms behind
+        this.calls.add(new long[] { 400, 0 });
+        this.calls.add(new long[] { 1, 0 });
+        this.clock.sample();
+        assertThat(this.calls).isEmpty();
+        long redisNow = this.local.millis + this.redisAhead;
+        assertThat(this.clock.millis()).isBetween(redisNow - 2, redisNow);
+    }
+
+    @Test
+    void untilRedisAnswersTheLocalClockApplies() {
+        assertThat(this.clock.millis()).isEqualTo(this.local.millis);
+    }
+
+    private static final class MovingClock extends Clock {
+
+        long millis;
+
+        MovingClock(long millis) {
+            this.millis = millis;
+        }
+
+        @Override
+        public long millis() {
+            return this.millis;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(this.millis);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+    }
+
+}
