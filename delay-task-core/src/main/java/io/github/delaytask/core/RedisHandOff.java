@@ -28,8 +28,10 @@ import org.apache.commons.logging.LogFactory;
  * <p>
  * A caller waits until its write is done or the bound has passed, and not at all while Redis seems out of reach (a
  * write under way for longer than the bound, or the last one failed). Writes that failed are tried again, oldest
- * first, once a second, until Redis takes them; new tasks beyond {@value #MAX_PENDING} waiting are left to the
- * reload job. Writes made while others wait share their round trips: the new tasks of one queue go in one
+ * first, once a second, until Redis takes them; writes beyond {@value #MAX_PENDING} waiting are dropped, and left
+ * to the reload job (a new task, a requeue) or to the claim that meets the task (a cancel, a reschedule). A write
+ * waiting holds a task's id, queue and time, never its parameters: Redis needs no more, and a Redis down for long
+ * would otherwise keep up to a million payloads (of up to 16 MB each) in memory. So this holds about 100 MB at most. Writes made while others wait share their round trips: the new tasks of one queue go in one
  * {@code ZADD} (of at most {@value #CHUNK} ids, so that Redis is never blocked for long).
  */
 final class RedisHandOff {
@@ -54,8 +56,11 @@ final class RedisHandOff {
 
     private final Deque<Write> pending = new ArrayDeque<>();
 
-    /** Tasks of the new-task writes waiting, guarded by the lock. */
+    /** Tasks of the writes waiting, guarded by the lock. */
     private int pendingTasks;
+
+    /** Whether a write was dropped since the writes waiting were last under the bound; guarded by the lock. */
+    private boolean dropped;
 
     /** When the round under way began, in nanos of {@link System#nanoTime()}; 0 while none is. */
     private volatile long roundStartedAt;
@@ -85,15 +90,21 @@ final class RedisHandOff {
 
     /** Make a task that exists already due at its execute time (a reschedule, a requeue). */
     void schedule(StoredTask task) {
-        submit(new Other(task.queue(), () -> {
-            this.queues.schedule(task.queue(), task.taskId(), task.executeTime());
-            scheduled(task.queue(), task.executeTime());
+        // the id, queue and time alone: not the task, whose parameters Redis does not need
+        QueueId queue = task.queue();
+        long taskId = task.taskId();
+        long executeTime = task.executeTime();
+        submit(new Other(queue, () -> {
+            this.queues.schedule(queue, taskId, executeTime);
+            scheduled(queue, executeTime);
         }));
     }
 
     /** Drop a task from its queue's future and ready sets (a cancel, a move beyond the window). */
     void remove(StoredTask task) {
-        submit(new Other(null, () -> this.queues.remove(task.queue(), task.taskId())));
+        QueueId queue = task.queue();
+        long taskId = task.taskId();
+        submit(new Other(null, () -> this.queues.remove(queue, taskId)));
     }
 
     /** Try what is waiting for up to the bound, then stop the thread; what is left goes to the reload job. */
@@ -125,14 +136,16 @@ final class RedisHandOff {
             if (this.closed) {
                 return;
             }
-            if (write instanceof NewTasks news) {
-                if (this.pendingTasks + news.tasks.size() > MAX_PENDING) {
-                    logger.warn(news.tasks.size() + " task(s) are stored, but more than " + MAX_PENDING + " wait for "
-                            + "Redis already; the reload job will bring them in");
-                    return;
+            if (this.pendingTasks + write.size() > MAX_PENDING) {
+                if (!this.dropped) {
+                    this.dropped = true;
+                    logger.warn("More than " + MAX_PENDING + " tasks wait for Redis; what the database stores from "
+                            + "now on reaches Redis through the reload job (new tasks, requeues) or when a claim meets "
+                            + "it (cancels, reschedules), until Redis takes what waits");
                 }
-                this.pendingTasks += news.tasks.size();
+                return;
             }
+            this.pendingTasks += write.size();
             this.pending.add(write);
             startIfNeeded();
             this.changed.signalAll();
@@ -221,9 +234,9 @@ final class RedisHandOff {
         Set<QueueId> written = new LinkedHashSet<>();
         for (Write write : round) {
             if (write instanceof NewTasks add) {
-                for (StoredTask task : add.tasks) {
-                    news.computeIfAbsent(task.queue(), (queue) -> new LinkedHashMap<>())
-                        .put(task.taskId(), task.executeTime());
+                for (int i = 0; i < add.taskIds.length; i++) {
+                    news.computeIfAbsent(add.queues[i], (queue) -> new LinkedHashMap<>())
+                        .put(add.taskIds[i], add.executeTimes[i]);
                 }
             }
             else if (((Other) write).queue != null) {
@@ -265,14 +278,15 @@ final class RedisHandOff {
     private void finish(List<Write> round) {
         int tasks = 0;
         for (Write write : round) {
-            if (write instanceof NewTasks news) {
-                tasks += news.tasks.size();
-            }
+            tasks += write.size();
             write.done.countDown();
         }
         this.lock.lock();
         try {
             this.pendingTasks -= tasks;
+            if (this.pendingTasks < MAX_PENDING / 2) {
+                this.dropped = false;
+            }
         }
         finally {
             this.lock.unlock();
@@ -306,14 +320,35 @@ final class RedisHandOff {
 
         final CountDownLatch done = new CountDownLatch(1);
 
+        /** How many tasks it writes, which {@link #MAX_PENDING} bounds. */
+        abstract int size();
+
     }
 
+    /** New tasks: for each, its queue, id and execute time. */
     private static final class NewTasks extends Write {
 
-        private final List<StoredTask> tasks;
+        private final QueueId[] queues;
+
+        private final long[] taskIds;
+
+        private final long[] executeTimes;
 
         NewTasks(List<StoredTask> tasks) {
-            this.tasks = tasks;
+            this.queues = new QueueId[tasks.size()];
+            this.taskIds = new long[tasks.size()];
+            this.executeTimes = new long[tasks.size()];
+            for (int i = 0; i < tasks.size(); i++) {
+                StoredTask task = tasks.get(i);
+                this.queues[i] = task.queue();
+                this.taskIds[i] = task.taskId();
+                this.executeTimes[i] = task.executeTime();
+            }
+        }
+
+        @Override
+        int size() {
+            return this.taskIds.length;
         }
 
     }
@@ -328,6 +363,11 @@ final class RedisHandOff {
         Other(QueueId queue, Runnable action) {
             this.queue = queue;
             this.action = action;
+        }
+
+        @Override
+        int size() {
+            return 1;
         }
 
     }

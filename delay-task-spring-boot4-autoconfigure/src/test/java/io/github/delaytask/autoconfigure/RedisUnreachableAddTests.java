@@ -1,5 +1,6 @@
 package io.github.delaytask.autoconfigure;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Adds while Redis cannot be reached (nothing listens on its port): the tasks are stored, and a batch of many queues
@@ -64,6 +66,30 @@ class RedisUnreachableAddTests {
                 assertThat(context.getBean(CountingQueues.class).calls).as("calls by the time the add returned")
                     .hasValue(1);
             });
+    }
+
+    @Test
+    void tasksWaitingForRedisDoNotKeepTheirParametersInMemory() {
+        this.backend.applicationRunner()
+            .withUserConfiguration(CountingQueuesConfiguration.class)
+            .withPropertyValues("spring.data.redis.port=" + FreePort.find(), "spring.data.redis.timeout=2s",
+                    "delay-task.redis.hand-off-timeout=100ms", "delay-task.listener.enabled=false")
+            .run((context) -> {
+                WeakReference<byte[]> parameters = addTaskWithLargeParameters(context.getBean(DelayTaskService.class));
+                // the task waits to be handed to Redis, which is tried again every second
+                assertThat(context.getBean(CountingQueues.class).calls).as("hand-offs tried").hasPositiveValue();
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                    System.gc();
+                    return parameters.get() == null;
+                });
+            });
+    }
+
+    /** Due within the preload window, so handed to Redis at once; parameters the test keeps no hold of. */
+    private static WeakReference<byte[]> addTaskWithLargeParameters(DelayTaskService service) {
+        byte[] parameters = new byte[60_000];
+        service.addTask(DelayTask.builder(1).delay(Duration.ofMinutes(1)).parameters(parameters).build());
+        return new WeakReference<>(parameters);
     }
 
     @Configuration(proxyBeanMethods = false)
