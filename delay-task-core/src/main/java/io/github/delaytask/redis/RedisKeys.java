@@ -107,6 +107,19 @@ public final class RedisKeys {
         return prefix() + ":wake-ups";
     }
 
+    /**
+     * The settings the instances must agree on, as the running ones have them; with {@link #settingsHolders()}, in a
+     * hash tag of its own, so that one script reads both on a Cluster.
+     */
+    String settings() {
+        return prefix() + ":{settings}";
+    }
+
+    /** The instances that hold the record of {@link #settings()}, and when each one's hold lapses. */
+    String settingsHolders() {
+        return prefix() + ":{settings}:holders";
+    }
+
     public String lock(String name) {
         return prefix() + ":lock:" + name;
     }

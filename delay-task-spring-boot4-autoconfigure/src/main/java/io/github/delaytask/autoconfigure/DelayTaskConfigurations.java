@@ -2,7 +2,9 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
@@ -26,6 +28,7 @@ import io.github.delaytask.observation.DelayTaskListenerObservationConvention;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.RedisClock;
 import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.SharedSettings;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.scheduling.DelayTaskJobs;
@@ -332,6 +335,20 @@ final class DelayTaskConfigurations {
 
     @Configuration(proxyBeanMethods = false)
     static class JobsConfiguration {
+
+        /** The settings every instance must share, checked before the others start. */
+        @Bean
+        @ConditionalOnMissingBean
+        SharedSettings delayTaskSharedSettings(StringRedisTemplate redisTemplate, RedisKeys keys,
+                DelayTaskProperties properties) {
+            DelayTaskProperties.Listener listener = properties.getListener();
+            Map<String, String> settings = new LinkedHashMap<>();
+            settings.put("delay-task.reload-interval", properties.getReloadInterval().toString());
+            settings.put("delay-task.preload-window", properties.getPreloadWindow().toString());
+            settings.put("delay-task.listener.idle-poll-interval", idlePollInterval(listener).toString());
+            settings.put("delay-task.listener.wake-ups", Boolean.toString(listener.isWakeUps()));
+            return new SharedSettings(redisTemplate, keys, settings, properties.isRefuseConflictingSettings());
+        }
 
         @Bean
         @ConditionalOnMissingBean

@@ -55,6 +55,13 @@ public class DelayTaskProperties {
      */
     private DataSize maxParametersSize = DataSize.ofKilobytes(64);
 
+    /**
+     * Whether an instance refuses to start when its reload interval, preload window, idle poll interval or wake-ups
+     * differ from those of the instances running with the same Redis keys. Turn off on the new instances of a
+     * rolling change of one of them, until the old instances are gone.
+     */
+    private boolean refuseConflictingSettings = true;
+
     private final Redis redis = new Redis();
 
     private final Jdbc jdbc = new Jdbc();
@@ -129,6 +136,14 @@ public class DelayTaskProperties {
 
     public void setMaxParametersSize(DataSize maxParametersSize) {
         this.maxParametersSize = maxParametersSize;
+    }
+
+    public boolean isRefuseConflictingSettings() {
+        return this.refuseConflictingSettings;
+    }
+
+    public void setRefuseConflictingSettings(boolean refuseConflictingSettings) {
+        this.refuseConflictingSettings = refuseConflictingSettings;
     }
 
     public Redis getRedis() {

@@ -764,7 +764,8 @@ public abstract class AbstractDelayTaskIntegrationTests {
                     .isThrownBy(() -> service.addTask(DelayTask.builder(1).parameters("more than ten bytes").build()))
                     .withMessageContaining("delay-task.max-parameters-size");
                 assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isZero();
-                assertThat(this.backend.redisKeys()).as("only the jobs' locks").allMatch((key) -> key.contains(":lock:"));
+                assertThat(this.backend.redisKeys()).as("only the jobs' locks and the shared settings")
+                    .allMatch((key) -> key.contains(":lock:") || key.contains(":{settings}"));
             });
     }
 

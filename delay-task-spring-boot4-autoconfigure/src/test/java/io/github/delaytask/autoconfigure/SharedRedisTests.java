@@ -98,7 +98,7 @@ class SharedRedisTests {
                     long[] taskId = new long[1];
                     second.applicationRunner()
                         .withPropertyValues("delay-task.redis.key-prefix=" + shared,
-                                "delay-task.listener.wake-ups=false")
+                                "delay-task.listener.wake-ups=false", "delay-task.refuse-conflicting-settings=false")
                         .run((adder) -> taskId[0] = adder.getBean(DelayTaskService.class)
                             .addTask(DelayTask.builder(TYPE).executeAt(java.time.Instant.now()).build()));
                     // the other application starts with a look at its queue: it claims the owner's task first

@@ -201,13 +201,14 @@ class ManyInstancesOnClusterTests {
         properties.put("spring.datasource.password", "");
         properties.put("delay-task.redis.key-prefix", KEY_PREFIX);
         properties.put("delay-task.jdbc.initialize-schema", "always");
+        // a setting every instance must share, the producer too
+        properties.put("delay-task.reload-interval", RELOAD_INTERVAL.toSeconds() + "s");
         return properties;
     }
 
     private static WorkerProcess startWorker(String workerId) {
         List<String> args = new ArrayList<>();
         properties(workerId).forEach((key, value) -> args.add("--" + key + "=" + value));
-        args.add("--delay-task.reload-interval=" + RELOAD_INTERVAL.toSeconds() + "s");
         args.add("--" + PairListeners.WORKER_ID + "=" + workerId);
         args.add("--mybatis-plus.global-config.banner=false");
         args.add("--logging.level.root=WARN");
