@@ -631,11 +631,18 @@ public class TaskBroker {
                 redisHalf.execute(() -> deferLocally(claimed.queue(), claimed.taskId(), next));
             }
         }
-        else if (this.store.finish(claimed, TaskStatus.DEAD, message)) {
-            this.events.completed(claimed.queue(), TaskEvents.Outcome.DEAD, 1);
-            logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD", error);
-            redisHalf.execute(() -> this.queues.acknowledge(claimed.queue(), claimed.taskId()));
-            this.events.died(claimed, message, error);
+        else {
+            // read before the death is recorded: any lease this run held ends before it, and a later run, claimed
+            // after a requeue of the dead task, holds one that ends after it (this clock is never ahead of Redis's)
+            long laterRunsLease = this.clock.millis() + this.lease.toMillis();
+            if (this.store.finish(claimed, TaskStatus.DEAD, message)) {
+                this.events.completed(claimed.queue(), TaskEvents.Outcome.DEAD, 1);
+                logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD",
+                        error);
+                // the listeners of the death hear of it at once, and may requeue the task before Redis forgets it
+                redisHalf.execute(() -> this.queues.forgetRun(claimed.queue(), claimed.taskId(), laterRunsLease));
+                this.events.died(claimed, message, error);
+            }
         }
     }
 

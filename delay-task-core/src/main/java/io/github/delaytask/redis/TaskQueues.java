@@ -86,6 +86,8 @@ public class TaskQueues {
 
     private final RedisScript<Long> settleScript = Scripts.load("settle", Long.class);
 
+    private final RedisScript<Long> forgetRunScript = Scripts.load("forget-run", Long.class);
+
     private final RedisScript<List<String>> statsScript = Scripts.load("queue-stats", Scripts.STRING_LIST);
 
     private final RedisScript<Long> beginRecoveryScript = Scripts.load("begin-recovery", Long.class);
@@ -560,6 +562,15 @@ public class TaskQueues {
     /** Forget a task that a consumer finished: the database no longer needs Redis to remember it. */
     public void acknowledge(QueueId queue, long taskId) {
         this.redis.opsForZSet().remove(this.keys.inFlight(queue), Long.toString(taskId));
+    }
+
+    /**
+     * Forget a finished run of a task, unless a later run holds it: see {@code forget-run.lua}.
+     * @param before a lease deadline later than any the finished run held, and earlier than any a later run holds
+     */
+    public void forgetRun(QueueId queue, long taskId, long before) {
+        this.redis.execute(this.forgetRunScript, List.of(this.keys.inFlight(queue)), Long.toString(taskId),
+                Long.toString(before));
     }
 
     /**

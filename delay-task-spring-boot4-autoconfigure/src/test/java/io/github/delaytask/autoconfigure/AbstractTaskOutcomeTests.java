@@ -37,6 +37,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
@@ -534,6 +535,90 @@ public abstract class AbstractTaskOutcomeTests {
             }
             this.blockingStarted.countDown();
             assertThat(this.release.await(30, TimeUnit.SECONDS)).isTrue();
+        }
+
+    }
+
+    @Test
+    void aDeadTaskRequeuedAtOnceByAListenerOfItsDeathKeepsItsNewRunInFlightThoughRedisForgetsTheDeadRunLate() {
+        this.runner.withUserConfiguration(RequeueOnDeath.class, HeldForgetting.class)
+            .withPropertyValues("delay-task.retry.max-attempts=1")
+            .run((context) -> {
+                Listeners listeners = context.getBean(Listeners.class);
+                listeners.blockingFails = true;
+                HeldForgetting forgetting = context.getBean(HeldForgetting.class);
+                long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(BLOCKING).build());
+                try {
+                    // the first run died, its listener requeued it, and the new run holds it; Redis had not yet
+                    // forgotten the dead run
+                    await().atMost(Duration.ofSeconds(10)).until(() -> listeners.blockingStarted.getCount() == 0);
+                    forgetting.mayForget.countDown();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> forgetting.forgotten.getCount() == 0);
+                    String inFlight = context.getBean(RedisKeys.class).prefix() + ":{" + BLOCKING + ":0}:inflight";
+                    assertThat(context.getBean(StringRedisTemplate.class).opsForZSet()
+                        .score(inFlight, Long.toString(id))).as("the new run's lease in Redis").isNotNull();
+                }
+                finally {
+                    listeners.release.countDown();
+                }
+                await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.EXECUTED);
+            });
+    }
+
+    /** Requeues a task once it is dead, at once, on the thread that tells of its death. */
+    @Configuration(proxyBeanMethods = false)
+    static class RequeueOnDeath {
+
+        private final ApplicationContext context;
+
+        RequeueOnDeath(ApplicationContext context) {
+            this.context = context;
+        }
+
+        @EventListener
+        void dead(DeadTaskEvent event) {
+            this.context.getBean(Listeners.class).blockingFails = false;
+            this.context.getBean(DelayTaskService.class).requeueTask(event.task().taskId());
+        }
+
+    }
+
+    /** Holds up Redis's forgetting of dead runs until the test lets it go on, as a Redis slow to answer does. */
+    @Configuration(proxyBeanMethods = false)
+    static class HeldForgetting {
+
+        final CountDownLatch mayForget = new CountDownLatch(1);
+
+        final CountDownLatch forgotten = new CountDownLatch(1);
+
+        @Bean
+        TaskQueues queuesThatForgetLate(StringRedisTemplate redis, RedisKeys keys) {
+            return new TaskQueues(redis, keys) {
+
+                @Override
+                public void acknowledge(QueueId queue, long taskId) {
+                    held(() -> super.acknowledge(queue, taskId));
+                }
+
+                @Override
+                public void forgetRun(QueueId queue, long taskId, long before) {
+                    held(() -> super.forgetRun(queue, taskId, before));
+                }
+
+            };
+        }
+
+        private void held(Runnable forget) {
+            try {
+                this.mayForget.await(30, TimeUnit.SECONDS);
+                forget.run();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            finally {
+                this.forgotten.countDown();
+            }
         }
 
     }
