@@ -90,6 +90,23 @@ public interface DelayTaskService {
     List<TaskDetails> findDeadTasksNewestFirst(int page, int size);
 
     /**
+     * List the tasks whose handler failed on every attempt, newest first, with or without their parameters: a page
+     * for someone who is not shown parameters need not read up to a thousand of them.
+     * @param page page number, from 0
+     * @param size tasks per page, from 1 to 1000
+     * @param parameters whether to read the tasks' parameters; without, {@link TaskDetails#parameters()} is null
+     * @return one page of dead tasks
+     * @throws IllegalArgumentException if the page or its size is out of range
+     */
+    default List<TaskDetails> findDeadTasksNewestFirst(int page, int size, boolean parameters) {
+        List<TaskDetails> tasks = findDeadTasksNewestFirst(page, size);
+        return parameters ? tasks : tasks.stream()
+            .map((task) -> new TaskDetails(task.taskId(), task.taskType(), task.priority(), task.executeTime(),
+                    task.status(), task.attempts(), task.lastError(), task.bizKey(), null))
+            .toList();
+    }
+
+    /**
      * Run a dead task again, now, with its attempts counted from zero.
      * @param taskId the task's id
      * @return {@code false} if the task is unknown or not dead

@@ -213,8 +213,13 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     @Override
     public List<TaskDetails> findDeadTasksNewestFirst(int page, int size) {
+        return findDeadTasksNewestFirst(page, size, true);
+    }
+
+    @Override
+    public List<TaskDetails> findDeadTasksNewestFirst(int page, int size, boolean parameters) {
         int offset = offsetOf(page, size);
-        return dataAccess(() -> this.store.findDeadNewestFirst(offset, size), "list dead tasks");
+        return dataAccess(() -> this.store.findDeadNewestFirst(offset, size, parameters), "list dead tasks");
     }
 
     private static int offsetOf(int page, int size) {

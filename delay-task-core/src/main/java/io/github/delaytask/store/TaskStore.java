@@ -52,6 +52,11 @@ public interface TaskStore {
     /** Dead tasks, by id, highest first: the latest added first, as ids grow with time. */
     List<TaskDetails> findDeadNewestFirst(int offset, int limit);
 
+    /** Dead tasks, newest first, without reading their parameters when not asked to (then null). */
+    default List<TaskDetails> findDeadNewestFirst(int offset, int limit, boolean parameters) {
+        return findDeadNewestFirst(offset, limit);
+    }
+
     /**
      * Ids of a queue's dead tasks, in id order after the given id: one page of a requeue of them all.
      * @param afterTaskId the last id of the previous page, or {@link Long#MIN_VALUE}

@@ -181,7 +181,7 @@ public class DelayTasksEndpoint {
         int number = (page != null) ? page : 0;
         int perPage = (size != null) ? size : DEFAULT_PAGE_SIZE;
         boolean parameters = showsParameters(securityContext);
-        List<TaskDescriptor> tasks = this.service.findDeadTasksNewestFirst(number, perPage)
+        List<TaskDescriptor> tasks = this.service.findDeadTasksNewestFirst(number, perPage, parameters)
             .stream()
             .map((task) -> TaskDescriptor.of(task, parameters))
             .toList();

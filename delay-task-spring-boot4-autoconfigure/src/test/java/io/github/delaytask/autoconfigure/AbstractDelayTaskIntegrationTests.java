@@ -1,5 +1,6 @@
 package io.github.delaytask.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -921,6 +922,15 @@ public abstract class AbstractDelayTaskIntegrationTests {
             assertThat(dead.attempts()).isEqualTo(3);
             assertThat(dead.lastError()).contains("flaky failure");
             assertThat(service.findDeadTasks(0, 10)).extracting(TaskDetails::taskId).containsExactly(id);
+            assertThat(service.findDeadTasksNewestFirst(0, 10, true)).singleElement()
+                .extracting(TaskDetails::parameters)
+                .isEqualTo("x".getBytes(StandardCharsets.UTF_8));
+            assertThat(service.findDeadTasksNewestFirst(0, 10, false)).singleElement()
+                .satisfies((page) -> assertThat(page.taskId()).isEqualTo(id))
+                .satisfies((page) -> assertThat(page.lastError()).contains("flaky failure"))
+                .extracting(TaskDetails::parameters)
+                .as("parameters read when not asked for")
+                .isNull();
             assertThat(service.requeueTask(id)).isTrue();
             assertThat(service.requeueTask(id)).as("no longer dead").isFalse();
             await().atMost(Duration.ofSeconds(10))

@@ -145,6 +145,8 @@ public abstract class AbstractMybatisPlusPluginTests {
             assertThat(service.findDeadTasks(0, 10)).extracting(TaskDetails::taskId).containsExactly(id.get());
             assertThat(service.findDeadTasksNewestFirst(0, 10)).extracting(TaskDetails::taskId)
                 .containsExactly(id.get());
+            assertThat(service.findDeadTasksNewestFirst(0, 10, false)).extracting(TaskDetails::taskId)
+                .containsExactly(id.get());
             assertThat(service.requeueTask(id.get())).as("requeue").isTrue();
             await().atMost(Duration.ofSeconds(15)).until(() -> listeners.failures.get(id.get()).get() == 4
                     && status(service, id.get()) == TaskStatus.DEAD);

@@ -161,7 +161,7 @@ class DelayTasksEndpointTests {
             WebApplicationContextRunner runner = (show != null)
                     ? this.runner.withPropertyValues("management.endpoint.delaytasks.show-parameters=" + show)
                     : this.runner;
-            runner.run((context) -> {
+            runner.withBean(DeadPageReads.class).run((context) -> {
                 DelayTaskService service = context.getBean(DelayTaskService.class);
                 long pending = service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofHours(1))
                     .parameters(parameters)
@@ -187,6 +187,10 @@ class DelayTasksEndpointTests {
                     .isEqualTo(shown);
                 assertThat(deadPage.contains(encoded)).as("parameters in the dead tasks, show-parameters=%s", show)
                     .isEqualTo(shown);
+                // a page not shown its parameters does not read them from the database either
+                assertThat(context.getBean(DeadPageReads.class).withParameters)
+                    .as("dead pages read with their parameters, show-parameters=%s", show)
+                    .containsExactly(shown);
             });
             this.clean();
         }
@@ -589,6 +593,21 @@ class DelayTasksEndpointTests {
 
     private static MockMvc mvc(AssertableWebApplicationContext context) {
         return MockMvcBuilders.webAppContextSetup(context).build();
+    }
+
+    /** Whether each page of dead tasks was read from the store with its tasks' parameters. */
+    static class DeadPageReads extends TaskStoreInterceptor {
+
+        final List<Boolean> withParameters = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+            if (method.equals("findDeadNewestFirst") && args.length == 3) {
+                this.withParameters.add((Boolean) args[2]);
+            }
+            return store.proceed();
+        }
+
     }
 
     /** Counts the counts of live tasks, each of which reads the whole of {@code taskinfo}. */

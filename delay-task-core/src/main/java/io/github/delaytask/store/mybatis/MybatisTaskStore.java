@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 
+import com.baomidou.mybatisplus.core.conditions.query.QueryWrapper;
 import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import com.baomidou.mybatisplus.core.toolkit.Wrappers;
 import io.github.delaytask.TaskDetails;
@@ -271,9 +272,18 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<TaskDetails> findDeadNewestFirst(int offset, int limit) {
+        return findDeadNewestFirst(offset, limit, true);
+    }
+
+    @Override
+    public List<TaskDetails> findDeadNewestFirst(int offset, int limit, boolean parameters) {
+        QueryWrapper<TaskInfoLog> query = Wrappers.<TaskInfoLog>query();
+        if (!parameters) {
+            // a page of a thousand tasks may hold a thousand payloads of up to 16 MB
+            query.select(TaskInfoLog.class, (field) -> !"parameters".equals(field.getColumn()));
+        }
         // by id, not finishing time: the status index (status, task_id) serves it backwards, with no sort
-        List<TaskInfoLog> rows = this.logs.selectList(Wrappers.<TaskInfoLog>query()
-            .eq("status", TaskStatus.DEAD.code())
+        List<TaskInfoLog> rows = this.logs.selectList(query.eq("status", TaskStatus.DEAD.code())
             .orderByDesc("task_id")
             .last("LIMIT " + limit + " OFFSET " + offset));
         return rows.stream().map(MybatisTaskStore::toDetails).toList();
