@@ -6,9 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -39,6 +42,9 @@ public final class SharedSettings implements SmartLifecycle {
     static final long RENEW_MILLIS = 5000;
 
     static final long KEEP_MILLIS = 3 * RENEW_MILLIS;
+
+    /** The longest {@link #stop()} waits to give up this instance's hold. */
+    static final long RELEASE_WAIT_MILLIS = 500;
 
     /** The property that lets an instance start although its settings differ. */
     static final String REFUSE_PROPERTY = "delay-task.refuse-conflicting-settings";
@@ -166,22 +172,36 @@ public final class SharedSettings implements SmartLifecycle {
         return message.toString();
     }
 
-    /** Stop renewing, and give up this instance's hold: the last instance to stop lets the settings change. */
+    /**
+     * Stop renewing, and give up this instance's hold: the last instance to stop lets the settings change. Waits
+     * {@value #RELEASE_WAIT_MILLIS} ms at most, as a Redis that stalls would hold up the stop for its command
+     * timeout; a hold not given up lapses.
+     */
     @Override
     public synchronized void stop() {
         ScheduledExecutorService executor = this.renewals;
         this.renewals = null;
         if (executor != null) {
-            executor.shutdownNow();
+            // on the renewals' thread, after a renewal under way
+            Future<?> release = executor.submit(this::release);
+            executor.shutdown();
             try {
-                this.redis.execute(this.releaseScript, List.of(this.keys.settings(), this.keys.settingsHolders()),
-                        this.instanceId);
+                release.get(RELEASE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             }
-            catch (RuntimeException ex) {
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            catch (ExecutionException | TimeoutException ex) {
                 logger.debug("Could not give up the hold of the recorded delay-task settings; it lapses in "
                         + KEEP_MILLIS + " ms", ex);
             }
+            executor.shutdownNow();
         }
+    }
+
+    private void release() {
+        this.redis.execute(this.releaseScript, List.of(this.keys.settings(), this.keys.settingsHolders()),
+                this.instanceId);
     }
 
     @Override
