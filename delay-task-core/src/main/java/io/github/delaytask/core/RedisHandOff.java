@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -55,6 +54,12 @@ final class RedisHandOff {
     private final Condition changed = this.lock.newCondition();
 
     private final Deque<Write> pending = new ArrayDeque<>();
+
+    /** What Redis did not take of a round it took part of, tried again at {@link #retryAt}; guarded by the lock. */
+    private final List<Write> retries = new ArrayList<>();
+
+    /** When to try {@link #retries} again, in nanos of {@link System#nanoTime()}; guarded by the lock. */
+    private long retryAt;
 
     /** Tasks of the writes waiting, guarded by the lock. */
     private int pendingTasks;
@@ -184,11 +189,18 @@ final class RedisHandOff {
                 return;
             }
             try {
-                write(round);
-                this.failing = false;
+                List<Write> unwritten = write(round);
+                this.failing = !unwritten.isEmpty();
                 finish(round);
                 // after the adds were let go: a wake-up is a round trip that no add should wait for
                 this.broker.announce(this.toAnnounce);
+                if (!unwritten.isEmpty()) {
+                    // on a Cluster, what a master that stalls or failed holds: tried again after a pause, while
+                    // what comes meanwhile for the other masters goes on at once
+                    logger.debug("Redis took part of what the database stored; trying the rest again in "
+                            + RETRY_PAUSE_MILLIS + " ms");
+                    retryPart(unwritten);
+                }
             }
             catch (Throwable ex) {
                 if (!this.failing) {
@@ -205,31 +217,58 @@ final class RedisHandOff {
         }
     }
 
-    /** Everything waiting, oldest first; null once closed and nothing is left to try in time. */
+    /**
+     * Everything waiting, oldest first, with what a server did not take last time once its pause is over; null once
+     * closed and nothing is left to try in time.
+     */
     private List<Write> nextRound() {
         this.lock.lock();
         try {
-            while (this.pending.isEmpty() && !this.closed) {
-                this.changed.awaitUninterruptibly();
+            while (this.pending.isEmpty() && !retriesDue() && !this.closed) {
+                if (this.retries.isEmpty()) {
+                    this.changed.awaitUninterruptibly();
+                }
+                else {
+                    this.changed.awaitNanos(this.retryAt - System.nanoTime());
+                }
             }
-            if (this.pending.isEmpty() || (this.closed && this.failing)) {
+            if (this.closed && this.failing) {
                 return null;
             }
-            List<Write> round = new ArrayList<>(this.pending);
+            List<Write> round = new ArrayList<>();
+            if (retriesDue() || this.closed) {
+                round.addAll(this.retries);
+                this.retries.clear();
+            }
+            round.addAll(this.pending);
             this.pending.clear();
+            if (round.isEmpty()) {
+                return null;
+            }
             this.roundStartedAt = System.nanoTime();
             return round;
+        }
+        catch (InterruptedException ex) {
+            this.closed = true;
+            return null;
         }
         finally {
             this.lock.unlock();
         }
     }
 
+    private boolean retriesDue() {
+        return !this.retries.isEmpty() && System.nanoTime() - this.retryAt >= 0;
+    }
+
     /**
-     * The registry of the queues written to (one call), new tasks, one ZADD per queue and chunk, then the other
-     * writes in their order.
+     * New tasks and the registry of their queues, all at once (one ZADD per queue and chunk), then the other writes
+     * in their order.
+     * @return what Redis did not take, to try again: the new tasks of queues whose server failed or was late (on a
+     * Cluster, a master that stalls or failed), then the other writes from the first that failed on
+     * @throws RuntimeException when Redis took none of the new tasks
      */
-    private void write(List<Write> round) {
+    private List<Write> write(List<Write> round) {
         Map<QueueId, Map<Long, Long>> news = new LinkedHashMap<>();
         Set<QueueId> written = new LinkedHashSet<>();
         for (Write write : round) {
@@ -243,30 +282,40 @@ final class RedisHandOff {
                 written.add(((Other) write).queue);
             }
         }
-        written.addAll(news.keySet());
-        this.queues.register(written);
-        news.forEach(this::addInChunks);
+        // the registry of the new tasks' queues goes with them
+        written.removeAll(news.keySet());
+        if (!written.isEmpty()) {
+            this.queues.register(written);
+        }
+        // no longer than a caller waits: a server slower than that (on a Cluster, a master that stalls or failed)
+        // has its part tried again later, and holds up no other server's
+        Set<QueueId> unwritten = this.queues.addAll(news, CHUNK, Duration.ofNanos(this.timeoutNanos));
+        List<Write> again = new ArrayList<>();
+        news.forEach((queue, executeTimes) -> {
+            if (unwritten.contains(queue)) {
+                again.add(new NewTasks(queue, executeTimes));
+            }
+            else {
+                scheduled(queue, executeTimes.values().stream().mapToLong(Long::longValue).min().orElseThrow());
+            }
+        });
+        boolean failed = false;
         for (Write write : round) {
             if (write instanceof Other other) {
-                other.action.run();
+                if (!failed) {
+                    try {
+                        other.action.run();
+                        continue;
+                    }
+                    catch (RuntimeException ex) {
+                        failed = true;
+                        logger.debug("Redis did not take a change of a stored task; trying it again", ex);
+                    }
+                }
+                again.add(new Other(other.queue, other.action));
             }
         }
-    }
-
-    private void addInChunks(QueueId queue, Map<Long, Long> executeTimes) {
-        Map<Long, Long> chunk = new LinkedHashMap<>();
-        long earliest = Long.MAX_VALUE;
-        Iterator<Map.Entry<Long, Long>> entries = executeTimes.entrySet().iterator();
-        while (entries.hasNext()) {
-            Map.Entry<Long, Long> entry = entries.next();
-            chunk.put(entry.getKey(), entry.getValue());
-            earliest = Math.min(earliest, entry.getValue());
-            if (chunk.size() == CHUNK || !entries.hasNext()) {
-                this.queues.add(queue, chunk);
-                chunk = new LinkedHashMap<>();
-            }
-        }
-        scheduled(queue, earliest);
+        return again;
     }
 
     /** Wake this instance's dispatcher now; the other instances' once the round is done (see {@link #run}). */
@@ -287,6 +336,22 @@ final class RedisHandOff {
             if (this.pendingTasks < MAX_PENDING / 2) {
                 this.dropped = false;
             }
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Try the part of a round that Redis did not take again after a pause, without pausing anything else. */
+    private void retryPart(List<Write> unwritten) {
+        this.lock.lock();
+        try {
+            this.retries.addAll(unwritten);
+            for (Write write : unwritten) {
+                // new writes, which the bound on what waits has not counted: finish let the round's go
+                this.pendingTasks += write.size();
+            }
+            this.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS);
         }
         finally {
             this.lock.unlock();
@@ -333,6 +398,20 @@ final class RedisHandOff {
         private final long[] taskIds;
 
         private final long[] executeTimes;
+
+        /** The tasks of one queue that Redis did not take. */
+        NewTasks(QueueId queue, Map<Long, Long> executeTimes) {
+            this.queues = new QueueId[executeTimes.size()];
+            this.taskIds = new long[executeTimes.size()];
+            this.executeTimes = new long[executeTimes.size()];
+            int i = 0;
+            for (Map.Entry<Long, Long> entry : executeTimes.entrySet()) {
+                this.queues[i] = queue;
+                this.taskIds[i] = entry.getKey();
+                this.executeTimes[i] = entry.getValue();
+                i++;
+            }
+        }
 
         NewTasks(List<StoredTask> tasks) {
             this.queues = new QueueId[tasks.size()];

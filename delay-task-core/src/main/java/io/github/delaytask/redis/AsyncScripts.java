@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisSetAsyncCommands;
 import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -19,7 +20,7 @@ import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 
 /**
- * Many calls of one script, or many removals, at once on Lettuce's asynchronous API, on the connection Spring hands out (the shared one
+ * Many calls of one script, or many additions or removals, at once on Lettuce's asynchronous API, on the connection Spring hands out (the shared one
  * by default): Lettuce writes each command without waiting for the answers of the earlier ones, so all of them cost
  * one round trip, where Spring's pipelining would open a dedicated connection for every call. On a Cluster each
  * call goes to the node of its first key's slot. Loaded only where Lettuce is.
@@ -152,6 +153,53 @@ final class AsyncScripts {
             }
         }
         return true;
+    }
+
+    /**
+     * Add members to many sorted sets at once, one {@code ZADD} each, and members to one set, all on the wire
+     * together, waiting for the slowest servers as {@link #runAll(RedisConnection, String, List, List, long, long,
+     * Set)} does, and for {@code capMillis} at most: on a Cluster a master that stalls or failed holds up only its own
+     * sets, and a writer that must not wait long (the hand-off of new tasks) does not wait for it.
+     * @param keys the sorted sets
+     * @param members each sorted set's members, score then member, in turn
+     * @param setKey the set, or null for none
+     * @param setMembers the set's members
+     * @return for each sorted set, then the set, its answer, an exception, or a {@link Late}; {@code null} if the
+     * connection is not Lettuce's
+     */
+    static @Nullable List<Object> addAll(RedisConnection connection, List<byte[]> keys, List<List<Object>> members,
+            byte @Nullable [] setKey, byte[][] setMembers, long timeoutMillis, long stragglerMillis, long capMillis) {
+        Object nativeConnection = connection.getNativeConnection();
+        if (!(nativeConnection instanceof RedisSortedSetAsyncCommands<?, ?> sorted)
+                || !(nativeConnection instanceof RedisSetAsyncCommands<?, ?> plain)) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        RedisSortedSetAsyncCommands<byte[], byte[]> sortedSets = (RedisSortedSetAsyncCommands<byte[], byte[]>) sorted;
+        @SuppressWarnings("unchecked")
+        RedisSetAsyncCommands<byte[], byte[]> sets = (RedisSetAsyncCommands<byte[], byte[]>) plain;
+        List<RedisFuture<?>> futures = new ArrayList<>(keys.size() + 1);
+        long start = System.nanoTime();
+        for (int i = 0; i < keys.size(); i++) {
+            futures.add(sortedSets.zadd(keys.get(i), members.get(i).toArray()));
+        }
+        if (setKey != null) {
+            futures.add(sets.sadd(setKey, setMembers));
+        }
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long capAt = start + TimeUnit.MILLISECONDS.toNanos(Math.min(capMillis, timeoutMillis));
+        long cutOff = (stragglerMillis < timeoutMillis && futures.size() > 1)
+                ? cutOff(futures, start, capAt, stragglerMillis) : capAt;
+        List<Object> answers = new ArrayList<>(futures.size());
+        for (RedisFuture<?> future : futures) {
+            if (!awaitUntil(future, cutOff)) {
+                answers.add(new Late(future.toCompletableFuture().thenApply((answer) -> List.of())));
+            }
+            else {
+                answers.add(await(future, deadline, timeoutMillis));
+            }
+        }
+        return answers;
     }
 
     private static Object await(RedisFuture<?> future, long deadline, long timeoutMillis) {

@@ -132,6 +132,106 @@ public class TaskQueues {
     }
 
     /**
+     * Make new tasks of many queues due at their times, and record the queues in use: a {@code ZADD} per queue and
+     * chunk of at most {@code chunk} ids (so that Redis is never blocked for long) and one {@code SADD}, all on the
+     * wire at once, where Lettuce is. On a Cluster a master that stalls or failed holds up only its own queues: the
+     * others are answered once they are, and its queues come back as not written. The registry's write may fail
+     * alone: the reload job registers the queues again.
+     * @param executeTimes execute time by task id, by queue
+     * @param wait how long to wait for the slowest server at most, even when none answers: a server not answered
+     * by then is taken as slow, and its queues as not written
+     * @return the queues not written, whose server failed or had not answered in time; a write not answered in
+     * time may still take effect, which writing it again does not mind
+     * @throws RuntimeException when every server refused (none was slow): Redis is out of reach
+     */
+    public Set<QueueId> addAll(Map<QueueId, Map<Long, Long>> executeTimes, int chunk, Duration wait) {
+        if (executeTimes.isEmpty()) {
+            return Set.of();
+        }
+        if (LETTUCE) {
+            List<QueueId> order = new ArrayList<>();
+            List<byte[]> keys = new ArrayList<>();
+            List<List<Object>> members = new ArrayList<>();
+            executeTimes.forEach((queue, times) -> {
+                List<Object> chunkMembers = new ArrayList<>();
+                for (Map.Entry<Long, Long> entry : times.entrySet()) {
+                    chunkMembers.add(entry.getValue().doubleValue());
+                    chunkMembers.add(Long.toString(entry.getKey()).getBytes(StandardCharsets.UTF_8));
+                    if (chunkMembers.size() == 2 * chunk) {
+                        order.add(queue);
+                        keys.add(this.keys.future(queue).getBytes(StandardCharsets.UTF_8));
+                        members.add(chunkMembers);
+                        chunkMembers = new ArrayList<>();
+                    }
+                }
+                if (!chunkMembers.isEmpty()) {
+                    order.add(queue);
+                    keys.add(this.keys.future(queue).getBytes(StandardCharsets.UTF_8));
+                    members.add(chunkMembers);
+                }
+            });
+            byte[] registry = this.keys.queues().getBytes(StandardCharsets.UTF_8);
+            byte[][] registered = executeTimes.keySet()
+                .stream()
+                .map((queue) -> queue.toString().getBytes(StandardCharsets.UTF_8))
+                .toArray(byte[][]::new);
+            long straggler = this.cluster ? STRAGGLER_MILLIS : this.commandTimeoutMillis;
+            List<Object> answers = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts
+                .addAll(connection, keys, members, registry, registered, this.commandTimeoutMillis, straggler,
+                        wait.toMillis()));
+            if (answers != null) {
+                return unwritten(order, answers);
+            }
+        }
+        register(executeTimes.keySet());
+        executeTimes.forEach((queue, times) -> {
+            Map<Long, Long> part = new LinkedHashMap<>();
+            for (Map.Entry<Long, Long> entry : times.entrySet()) {
+                part.put(entry.getKey(), entry.getValue());
+                if (part.size() == chunk) {
+                    add(queue, part);
+                    part = new LinkedHashMap<>();
+                }
+            }
+            if (!part.isEmpty()) {
+                add(queue, part);
+            }
+        });
+        return Set.of();
+    }
+
+    /**
+     * The queues of {@link #addAll} with a chunk whose answer is an error or late; throws when every answer, the
+     * registry's too, is an error.
+     */
+    private static Set<QueueId> unwritten(List<QueueId> order, List<Object> answers) {
+        Set<QueueId> unwritten = new LinkedHashSet<>();
+        RuntimeException refused = null;
+        boolean taken = false;
+        for (int i = 0; i < answers.size(); i++) {
+            Object answer = answers.get(i);
+            boolean failed = answer instanceof AsyncScripts.Late || answer instanceof Exception;
+            if (failed && i < order.size()) {
+                unwritten.add(order.get(i));
+            }
+            if (answer instanceof RuntimeException ex) {
+                refused = (refused != null) ? refused : ex;
+            }
+            else {
+                taken = true;
+            }
+        }
+        Object registered = answers.get(answers.size() - 1);
+        if (registered instanceof AsyncScripts.Late || registered instanceof Exception) {
+            logger.debug("Could not record queues in use; the reload job records them again: " + registered);
+        }
+        if (!taken && refused != null) {
+            throw refused;
+        }
+        return unwritten;
+    }
+
+    /**
      * Bring tasks read from the database into a queue, leaving alone those a consumer holds.
      * @param queue the queue
      * @param executeTimes execute time by task id

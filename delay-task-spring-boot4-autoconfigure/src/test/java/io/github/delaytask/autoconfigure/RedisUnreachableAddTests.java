@@ -102,7 +102,7 @@ class RedisUnreachableAddTests {
 
     }
 
-    /** The starter's queues, counting the calls that hand new tasks to Redis. */
+    /** The starter's queues, counting the calls that hand new tasks to Redis (one for all the queues of a batch). */
     static class CountingQueues extends TaskQueues {
 
         final AtomicInteger calls = new AtomicInteger();
@@ -121,6 +121,13 @@ class RedisUnreachableAddTests {
         public void add(QueueId queue, Map<Long, Long> executeTimes) {
             this.calls.incrementAndGet();
             super.add(queue, executeTimes);
+        }
+
+        @Override
+        public java.util.Set<QueueId> addAll(Map<QueueId, Map<Long, Long>> executeTimes, int chunk,
+                Duration wait) {
+            this.calls.incrementAndGet();
+            return super.addAll(executeTimes, chunk, wait);
         }
 
     }
