@@ -3,7 +3,10 @@ package io.github.delaytask.core;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -99,7 +102,7 @@ final class RedisHandOff {
         QueueId queue = task.queue();
         long taskId = task.taskId();
         long executeTime = task.executeTime();
-        submit(new Other(queue, () -> {
+        submit(new Other(queue, true, () -> {
             this.queues.schedule(queue, taskId, executeTime);
             scheduled(queue, executeTime);
         }));
@@ -109,7 +112,7 @@ final class RedisHandOff {
     void remove(StoredTask task) {
         QueueId queue = task.queue();
         long taskId = task.taskId();
-        submit(new Other(null, () -> this.queues.remove(queue, taskId)));
+        submit(new Other(queue, false, () -> this.queues.remove(queue, taskId)));
     }
 
     /** Try what is waiting for up to the bound, then stop the thread; what is left goes to the reload job. */
@@ -236,7 +239,7 @@ final class RedisHandOff {
                 return null;
             }
             List<Write> round = new ArrayList<>();
-            if (retriesDue() || this.closed) {
+            if (retriesDue() || this.closed || concernsRetried(this.pending)) {
                 round.addAll(this.retries);
                 this.retries.clear();
             }
@@ -262,6 +265,27 @@ final class RedisHandOff {
     }
 
     /**
+     * Whether a change of a stored task (a reschedule, a requeue, a cancel) concerns a queue with a retry waiting:
+     * the retry goes first, before its pause is over, as a reschedule taken before the add it follows would have the
+     * add's time put back after it. New tasks are new ids, which no retry concerns.
+     */
+    private boolean concernsRetried(Collection<Write> writes) {
+        if (this.retries.isEmpty()) {
+            return false;
+        }
+        Set<QueueId> retried = new HashSet<>();
+        for (Write retry : this.retries) {
+            retried.addAll(retry.queues());
+        }
+        for (Write write : writes) {
+            if (write instanceof Other other && retried.contains(other.queue)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * New tasks and the registry of their queues, all at once (one ZADD per queue and chunk), then the other writes
      * in their order.
      * @return what Redis did not take, to try again: the new tasks of queues whose server failed or was late (on a
@@ -278,18 +302,14 @@ final class RedisHandOff {
                         .put(add.taskIds[i], add.executeTimes[i]);
                 }
             }
-            else if (((Other) write).queue != null) {
+            else if (((Other) write).writes) {
                 written.add(((Other) write).queue);
             }
         }
-        // the registry of the new tasks' queues goes with them
-        written.removeAll(news.keySet());
-        if (!written.isEmpty()) {
-            this.queues.register(written);
-        }
         // no longer than a caller waits: a server slower than that (on a Cluster, a master that stalls or failed)
-        // has its part tried again later, and holds up no other server's
-        Set<QueueId> unwritten = this.queues.addAll(news, CHUNK, Duration.ofNanos(this.timeoutNanos));
+        // has its part tried again later, and holds up no other server's; the registry of every queue written to
+        // goes with the new tasks
+        Set<QueueId> unwritten = this.queues.addAll(news, written, CHUNK, Duration.ofNanos(this.timeoutNanos));
         List<Write> again = new ArrayList<>();
         news.forEach((queue, executeTimes) -> {
             if (unwritten.contains(queue)) {
@@ -312,7 +332,7 @@ final class RedisHandOff {
                         logger.debug("Redis did not take a change of a stored task; trying it again", ex);
                     }
                 }
-                again.add(new Other(other.queue, other.action));
+                again.add(new Other(other.queue, other.writes, other.action));
             }
         }
         return again;
@@ -346,12 +366,15 @@ final class RedisHandOff {
     private void retryPart(List<Write> unwritten) {
         this.lock.lock();
         try {
+            if (this.retries.isEmpty()) {
+                // a pause from the first failure on: later ones do not put off what waits already
+                this.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS);
+            }
             this.retries.addAll(unwritten);
             for (Write write : unwritten) {
                 // new writes, which the bound on what waits has not counted: finish let the round's go
                 this.pendingTasks += write.size();
             }
-            this.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS);
         }
         finally {
             this.lock.unlock();
@@ -387,6 +410,9 @@ final class RedisHandOff {
 
         /** How many tasks it writes, which {@link #MAX_PENDING} bounds. */
         abstract int size();
+
+        /** The queues of the tasks it writes or changes. */
+        abstract Collection<QueueId> queues();
 
     }
 
@@ -430,23 +456,37 @@ final class RedisHandOff {
             return this.taskIds.length;
         }
 
+        @Override
+        Collection<QueueId> queues() {
+            return Arrays.asList(this.queues);
+        }
+
     }
 
     private static final class Other extends Write {
 
-        /** The queue a task is written to, or null when this write only takes tasks out. */
+        /** The queue of the task it changes. */
         private final QueueId queue;
+
+        /** Whether it writes a task into its queue, which must then be in the registry; else it takes one out. */
+        private final boolean writes;
 
         private final Runnable action;
 
-        Other(QueueId queue, Runnable action) {
+        Other(QueueId queue, boolean writes, Runnable action) {
             this.queue = queue;
+            this.writes = writes;
             this.action = action;
         }
 
         @Override
         int size() {
             return 1;
+        }
+
+        @Override
+        Collection<QueueId> queues() {
+            return List.of(this.queue);
         }
 
     }

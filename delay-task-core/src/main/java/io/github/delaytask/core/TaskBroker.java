@@ -12,7 +12,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delaytask.RetryLaterException;
@@ -46,6 +48,9 @@ public class TaskBroker {
 
     /** When a database claim lost to a concurrent change, look at the task again this soon. */
     private static final long RECHECK_MILLIS = 1000;
+
+    /** The longest the death of a task waits for Redis to forget its run before its listeners hear of it. */
+    private static final long FORGET_BEFORE_DEATH_MILLIS = 100;
 
     /** How long a task of another application waits before this instance may claim it again. */
     private static final long FOREIGN_TASK_PAUSE_MILLIS = 1000;
@@ -639,10 +644,29 @@ public class TaskBroker {
                 this.events.completed(claimed.queue(), TaskEvents.Outcome.DEAD, 1);
                 logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD",
                         error);
-                // the listeners of the death hear of it at once, and may requeue the task before Redis forgets it
-                redisHalf.execute(() -> this.queues.forgetRun(claimed.queue(), claimed.taskId(), laterRunsLease));
+                // the listeners of the death may requeue the task at once: Redis forgets the dead run first, unless
+                // it is slow to answer, which the bound then covers (for instances of one lease)
+                CountDownLatch forgotten = new CountDownLatch(1);
+                redisHalf.execute(() -> {
+                    try {
+                        this.queues.forgetRun(claimed.queue(), claimed.taskId(), laterRunsLease);
+                    }
+                    finally {
+                        forgotten.countDown();
+                    }
+                });
+                awaitQuietly(forgotten, FORGET_BEFORE_DEATH_MILLIS);
                 this.events.died(claimed, message, error);
             }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch, long millis) {
+        try {
+            latch.await(millis, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -169,7 +169,8 @@ public final class RedisClock extends Clock implements SmartLifecycle {
                 }
             }
             try {
-                Thread.sleep(this.resyncMillis);
+                // until Redis first answers, again soon: this clock is off until then
+                Thread.sleep((this.firstAnswer.getCount() == 0) ? this.resyncMillis : FIRST_ANSWER_MILLIS);
             }
             catch (InterruptedException ex) {
                 return;

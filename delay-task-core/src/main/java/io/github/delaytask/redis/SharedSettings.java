@@ -43,6 +43,9 @@ public final class SharedSettings implements SmartLifecycle {
 
     static final long KEEP_MILLIS = 3 * RENEW_MILLIS;
 
+    /** The longest {@link #start()} waits for the check; Redis not answering by then delays it to the renewals. */
+    static final long START_CHECK_MILLIS = 2000;
+
     /** The longest {@link #stop()} waits to give up this instance's hold. */
     static final long RELEASE_WAIT_MILLIS = 500;
 
@@ -108,24 +111,29 @@ public final class SharedSettings implements SmartLifecycle {
         if (this.renewals != null) {
             return;
         }
-        List<Difference> differences;
+        ScheduledExecutorService executor = Executors
+            .newSingleThreadScheduledExecutor(daemon(new CustomizableThreadFactory("delay-task-settings-")));
+        List<Difference> differences = List.of();
+        // on the renewals' thread, for a while at most: a Redis that stalls delays the check, not the start
+        Future<List<Difference>> check = executor.submit(this::agree);
         try {
-            differences = agree();
+            differences = check.get(START_CHECK_MILLIS, TimeUnit.MILLISECONDS);
         }
-        catch (RuntimeException ex) {
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (ExecutionException | TimeoutException ex) {
             logger.warn("Could not check this instance's delay-task settings against the other instances'; checking "
-                    + "again every " + RENEW_MILLIS + " ms", ex);
-            differences = List.of();
+                    + "again every " + RENEW_MILLIS + " ms", (ex instanceof ExecutionException) ? ex.getCause() : ex);
         }
         if (!differences.isEmpty()) {
             if (this.refuse) {
+                executor.shutdownNow();
                 throw new IllegalStateException(describe(differences));
             }
             this.reported = true;
             logger.error(describe(differences) + " Starting all the same, as " + REFUSE_PROPERTY + " is false.");
         }
-        ScheduledExecutorService executor = Executors
-            .newSingleThreadScheduledExecutor(daemon(new CustomizableThreadFactory("delay-task-settings-")));
         executor.scheduleWithFixedDelay(this::renew, RENEW_MILLIS, RENEW_MILLIS, TimeUnit.MILLISECONDS);
         this.renewals = executor;
     }

@@ -138,14 +138,18 @@ public class TaskQueues {
      * others are answered once they are, and its queues come back as not written. The registry's write may fail
      * alone: the reload job registers the queues again.
      * @param executeTimes execute time by task id, by queue
+     * @param alsoRegister queues to record in the registry as well (changes of tasks written to them)
      * @param wait how long to wait for the slowest server at most, even when none answers: a server not answered
      * by then is taken as slow, and its queues as not written
      * @return the queues not written, whose server failed or had not answered in time; a write not answered in
      * time may still take effect, which writing it again does not mind
-     * @throws RuntimeException when every server refused (none was slow): Redis is out of reach
+     * @throws RuntimeException when every server of a queue refused (none was slow): Redis is out of reach
      */
-    public Set<QueueId> addAll(Map<QueueId, Map<Long, Long>> executeTimes, int chunk, Duration wait) {
-        if (executeTimes.isEmpty()) {
+    public Set<QueueId> addAll(Map<QueueId, Map<Long, Long>> executeTimes, Collection<QueueId> alsoRegister,
+            int chunk, Duration wait) {
+        Set<QueueId> inUse = new LinkedHashSet<>(executeTimes.keySet());
+        inUse.addAll(alsoRegister);
+        if (inUse.isEmpty()) {
             return Set.of();
         }
         if (LETTUCE) {
@@ -171,8 +175,7 @@ public class TaskQueues {
                 }
             });
             byte[] registry = this.keys.queues().getBytes(StandardCharsets.UTF_8);
-            byte[][] registered = executeTimes.keySet()
-                .stream()
+            byte[][] registered = inUse.stream()
                 .map((queue) -> queue.toString().getBytes(StandardCharsets.UTF_8))
                 .toArray(byte[][]::new);
             long straggler = this.cluster ? STRAGGLER_MILLIS : this.commandTimeoutMillis;
@@ -183,7 +186,7 @@ public class TaskQueues {
                 return unwritten(order, answers);
             }
         }
-        register(executeTimes.keySet());
+        register(inUse);
         executeTimes.forEach((queue, times) -> {
             Map<Long, Long> part = new LinkedHashMap<>();
             for (Map.Entry<Long, Long> entry : times.entrySet()) {
@@ -201,21 +204,23 @@ public class TaskQueues {
     }
 
     /**
-     * The queues of {@link #addAll} with a chunk whose answer is an error or late; throws when every answer, the
-     * registry's too, is an error.
+     * The queues of {@link #addAll} with a chunk whose answer is an error or late; throws when every queue's answer
+     * is an error (the registry's answer, which may come from a server of its own, does not count).
      */
     private static Set<QueueId> unwritten(List<QueueId> order, List<Object> answers) {
         Set<QueueId> unwritten = new LinkedHashSet<>();
         RuntimeException refused = null;
         boolean taken = false;
-        for (int i = 0; i < answers.size(); i++) {
+        for (int i = 0; i < order.size(); i++) {
             Object answer = answers.get(i);
-            boolean failed = answer instanceof AsyncScripts.Late || answer instanceof Exception;
-            if (failed && i < order.size()) {
+            if (answer instanceof AsyncScripts.Late || answer instanceof Exception) {
                 unwritten.add(order.get(i));
             }
-            if (answer instanceof RuntimeException ex) {
-                refused = (refused != null) ? refused : ex;
+            if (answer instanceof Exception ex) {
+                if (refused == null) {
+                    refused = (ex instanceof RuntimeException runtime) ? runtime
+                            : new RedisSystemException("Redis refused new tasks: " + ex.getMessage(), ex);
+                }
             }
             else {
                 taken = true;

@@ -124,10 +124,10 @@ class RedisUnreachableAddTests {
         }
 
         @Override
-        public java.util.Set<QueueId> addAll(Map<QueueId, Map<Long, Long>> executeTimes, int chunk,
-                Duration wait) {
+        public java.util.Set<QueueId> addAll(Map<QueueId, Map<Long, Long>> executeTimes,
+                java.util.Collection<QueueId> alsoRegister, int chunk, Duration wait) {
             this.calls.incrementAndGet();
-            return super.addAll(executeTimes, chunk, wait);
+            return super.addAll(executeTimes, alsoRegister, chunk, wait);
         }
 
     }

@@ -280,7 +280,8 @@ public class MybatisTaskStore implements TaskStore {
         QueryWrapper<TaskInfoLog> query = Wrappers.<TaskInfoLog>query();
         if (!parameters) {
             // a page of a thousand tasks may hold a thousand payloads of up to 16 MB
-            query.select(TaskInfoLog.class, (field) -> !"parameters".equals(field.getColumn()));
+            // by the entity's property: a column format of the application's leaves it as it is
+            query.select(TaskInfoLog.class, (field) -> !"parameters".equals(field.getProperty()));
         }
         // by id, not finishing time: the status index (status, task_id) serves it backwards, with no sort
         List<TaskInfoLog> rows = this.logs.selectList(query.eq("status", TaskStatus.DEAD.code())
