@@ -28,6 +28,21 @@ public record ListenerSettings(int concurrency, int prefetch, int batchSize, Dur
     /** The longest run of a handler unless set otherwise: long enough for exports, reports and slow partners. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
 
+    /** The most of tasks' parameters one claim may read at once: 64 MB. */
+    public static final long CLAIM_PARAMETERS_BYTES = 64L << 20;
+
+    /**
+     * The tasks one claim may take: the batch size, but no more than {@link #CLAIM_PARAMETERS_BYTES} of the largest
+     * parameters allowed. A claim reads every task's parameters from the database in one answer, so a batch of 100
+     * with parameters of up to 16 MB could hold 1.6 GB at once.
+     * @param batchSize {@code delay-task.listener.batch-size}
+     * @param maxParametersBytes {@code delay-task.max-parameters-size}
+     */
+    public static int claimBatch(int batchSize, long maxParametersBytes) {
+        long fits = CLAIM_PARAMETERS_BYTES / Math.max(1, maxParametersBytes);
+        return (int) Math.max(1, Math.min(batchSize, fits));
+    }
+
     /** Settings that look at an idle queue every poll interval. */
     public ListenerSettings(int concurrency, int prefetch, int batchSize, Duration pollInterval,
             Duration shutdownTimeout, Duration lease, RetryPolicy retryPolicy, boolean virtualThreads) {

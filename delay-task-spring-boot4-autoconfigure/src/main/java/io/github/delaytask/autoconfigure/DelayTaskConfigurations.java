@@ -303,8 +303,11 @@ final class DelayTaskConfigurations {
             // without wake-ups a task added elsewhere is found only by a look at its queue
             Duration idleLook = (wakeUps.getIfAvailable() != null) ? idlePollInterval(listener)
                     : listener.getPollInterval();
+            // no more parameters in one claim than 64 MB, however large the parameters allowed
+            int batchSize = ListenerSettings.claimBatch(listener.getBatchSize(),
+                    properties.getMaxParametersSize().toBytes());
             ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
-                    listener.getBatchSize(), listener.getPollInterval(), properties.getShutdownTimeout(),
+                    batchSize, listener.getPollInterval(), properties.getShutdownTimeout(),
                     properties.getLease(), retryPolicy, virtualThreads(environment), idleLook, listener.getTimeout());
             return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings, events(events),
                     observations);
