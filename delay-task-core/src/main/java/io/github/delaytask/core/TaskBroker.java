@@ -52,6 +52,9 @@ public class TaskBroker {
     /** The longest the death of a task waits for Redis to forget its run before its listeners hear of it. */
     private static final long FORGET_BEFORE_DEATH_MILLIS = 100;
 
+    /** Covers how far this instance's reading of Redis's clock may lag (a round trip) when Redis forgets a dead run. */
+    private static final long FORGET_MARGIN_MILLIS = 50;
+
     /** How long a task of another application waits before this instance may claim it again. */
     private static final long FOREIGN_TASK_PAUSE_MILLIS = 1000;
 
@@ -637,9 +640,11 @@ public class TaskBroker {
             }
         }
         else {
-            // read before the death is recorded: any lease this run held ends before it, and a later run, claimed
-            // after a requeue of the dead task, holds one that ends after it (this clock is never ahead of Redis's)
-            long laterRunsLease = this.clock.millis() + this.lease.toMillis();
+            // read before the death is recorded: any lease this run held ends before it, even with this clock a
+            // round trip behind Redis's or the run claimed a moment ago (the margin); a later run holds one that ends
+            // after it, as it is claimed after a requeue, which a listener of the death makes once Redis forgot the
+            // run or FORGET_BEFORE_DEATH_MILLIS later, more than the margin
+            long laterRunsLease = this.clock.millis() + this.lease.toMillis() + FORGET_MARGIN_MILLIS;
             if (this.store.finish(claimed, TaskStatus.DEAD, message)) {
                 this.events.completed(claimed.queue(), TaskEvents.Outcome.DEAD, 1);
                 logger.error("Task " + claimed.taskId() + " failed " + claimed.attempt() + " times and is now DEAD",
