@@ -90,14 +90,16 @@ class ClockStepFaultTests {
         startWorker(Duration.ofHours(-1), DelayedAdder.TASKS + "=" + TASKS, DelayedAdder.DELAY + "=3s");
         await().atMost(Duration.ofSeconds(60))
             .until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") >= TASKS);
-        // added_at is read before the add: a task is due no earlier than that plus its delay
+        // added_at is read before the add: a task is due no earlier than that plus its delay, less how well the
+        // worker can tell Redis's time (its clock is behind Redis's by a round trip at most, which a busy machine
+        // stretches to a few ms), and the databases's rounding; before, they ran an hour early, at once
         long early = this.runs.count("SELECT COUNT(*) FROM fault_runs r JOIN fault_adds a ON a.task_id = r.task_id "
-                + "WHERE r.started_at < a.added_at + 3000");
+                + "WHERE r.started_at < a.added_at + 3000 - 50");
         long latest = this.runs.count("SELECT MAX(r.started_at - a.added_at - 3000) FROM fault_runs r "
                 + "JOIN fault_adds a ON a.task_id = r.task_id");
         this.runs.print("clock-behind-adds", "early=" + early + " latest-ms=" + latest);
         assertThat(this.runs.count("SELECT COUNT(*) FROM fault_adds")).isEqualTo(TASKS);
-        assertThat(early).as("runs before their delay was over").isZero();
+        assertThat(early).as("runs more than 50 ms before their delay was over").isZero();
         assertThat(latest).as("ms the latest run started after its add and delay").isLessThan(2000);
     }
 
