@@ -734,7 +734,23 @@ public class TaskBroker {
     public synchronized void addScheduleListener(ScheduleListener listener) {
         this.scheduleListeners.add(listener);
         if (this.wakeUps != null && this.scheduleListeners.size() == 1) {
-            this.wakeUps.listen(this::scheduled);
+            this.wakeUps.listen(new WakeUps.Listener() {
+
+                @Override
+                public void scheduled(QueueId queue, long executeTime) {
+                    TaskBroker.this.scheduled(queue, executeTime);
+                }
+
+                @Override
+                public void subscribed() {
+                    // tasks added elsewhere while this instance was not subscribed woke nobody here
+                    long now = millis();
+                    for (QueueId queue : listenedQueues()) {
+                        TaskBroker.this.scheduled(queue, now);
+                    }
+                }
+
+            });
         }
     }
 

@@ -114,8 +114,9 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
             started.listen(endpoint.queue(), run, endpoint.concurrency());
         }
         this.dispatcher = started;
-        this.broker.addScheduleListener(this.scheduleListener);
+        // the queues first: the wake-ups' subscription, once made, looks at each of them
         this.broker.listens(started.queues());
+        this.broker.addScheduleListener(this.scheduleListener);
         started.start();
         logger.info("Started " + endpoints.size() + " delay-task listener(s) with " + this.settings.concurrency()
                 + " handler thread(s)");

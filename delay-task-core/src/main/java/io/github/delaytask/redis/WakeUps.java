@@ -17,6 +17,8 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
@@ -236,7 +238,8 @@ public class WakeUps implements SmartLifecycle {
 
     /**
      * Hear the other instances' wake-ups until {@link #stopListening()}. Subscribes on a thread of its own, so that a
-     * Redis out of reach delays no start-up.
+     * Redis out of reach delays no start-up; the listener hears when each subscription (the first, and each after a
+     * lost connection) is made, as wake-ups sent before it were not heard.
      */
     public synchronized void listen(Listener listener) {
         stopListening();
@@ -270,6 +273,13 @@ public class WakeUps implements SmartLifecycle {
          */
         void scheduled(QueueId queue, long executeTime);
 
+        /**
+         * The subscription is made, the first time or again after a lost connection: wake-ups sent before were not
+         * heard, so every queue needs a look. A task scheduled elsewhere after this look is announced to this one.
+         */
+        default void subscribed() {
+        }
+
     }
 
     /** One subscription, from {@link #listen} to {@link #stopListening()}. */
@@ -299,7 +309,7 @@ public class WakeUps implements SmartLifecycle {
                 try {
                     if (!subscribed) {
                         // the channel needs the key prefix, which may need the database
-                        this.container.addMessageListener(this::received,
+                        this.container.addMessageListener(new Received(),
                                 new ChannelTopic(WakeUps.this.keys.wakeUps()));
                         this.container.afterPropertiesSet();
                         subscribed = true;
@@ -329,7 +339,27 @@ public class WakeUps implements SmartLifecycle {
             }
         }
 
-        private void received(Message message, byte @Nullable [] pattern) {
+        /** Messages, and the confirmation of each subscription, which the container tells a listener that is both. */
+        private final class Received implements MessageListener, SubscriptionListener {
+
+            @Override
+            public void onMessage(Message message, byte @Nullable [] pattern) {
+                received(message);
+            }
+
+            @Override
+            public void onChannelSubscribed(byte[] channel, long count) {
+                try {
+                    Subscription.this.listener.subscribed();
+                }
+                catch (RuntimeException ex) {
+                    logger.warn("Could not look at the queues after subscribing to wake-ups", ex);
+                }
+            }
+
+        }
+
+        private void received(Message message) {
             // the sender, then the type, priority and execute time of each queue
             String[] parts = new String(message.getBody(), StandardCharsets.UTF_8).split(" ");
             if (parts.length < 4 || (parts.length - 1) % 3 != 0 || parts[0].equals(WakeUps.this.senderId)) {
