@@ -12,10 +12,11 @@ CREATE TABLE IF NOT EXISTS taskinfo (
     attempts     INT     NOT NULL DEFAULT 0,
     lease_until  BIGINT  NULL,
     biz_key      VARCHAR(191) NULL,
-    -- the trace context of the task's add (delay-task.observation.enabled), one field=value line per field
+    -- the context the task's add carries to its handler, one field=value line per field: the trace's
+    -- (delay-task.observation.enabled) and the application's (delay-task.context, TaskContextPropagator beans)
     trace_context VARCHAR(1000) NULL
 );
--- schemas of earlier versions lack the trace context: added here
+-- schemas of earlier versions lack the carried context: added here
 ALTER TABLE taskinfo ADD COLUMN IF NOT EXISTS trace_context VARCHAR(1000) NULL;
 CREATE INDEX IF NOT EXISTS idx_taskinfo_execute_time ON taskinfo (execute_time, task_id);
 -- a business key is unique among live tasks; finished tasks leave taskinfo and free their key

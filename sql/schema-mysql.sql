@@ -15,7 +15,7 @@ CREATE TABLE IF NOT EXISTS taskinfo (
     attempts     INT         NOT NULL DEFAULT 0 COMMENT 'runs of its handler that failed',
     lease_until  BIGINT      NULL COMMENT 'while a consumer holds the task: end of its lease, epoch ms',
     biz_key      VARBINARY(764) NULL COMMENT 'business key, unique among live tasks; compared byte for byte',
-    trace_context VARCHAR(1000) NULL COMMENT 'trace context of the add (delay-task.observation.enabled)',
+    trace_context VARCHAR(1000) NULL COMMENT 'context the add carries to its handler: trace (delay-task.observation.enabled), delay-task.context',
     PRIMARY KEY (task_id),
     KEY idx_taskinfo_execute_time (execute_time, task_id),
     UNIQUE KEY uk_taskinfo_biz_key (biz_key)

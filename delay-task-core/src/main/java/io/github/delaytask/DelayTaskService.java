@@ -153,7 +153,8 @@ public interface DelayTaskService {
      * once, as listeners do. The task is recorded executed when the handler returns. When the handler throws, the
      * task runs again after the back-off of {@code delay-task.retry.*} (or becomes {@link TaskStatus#DEAD} after its
      * last attempt) and the exception is rethrown. When the caller dies while the handler runs, the task is delivered
-     * again after {@code delay-task.lease}.
+     * again after {@code delay-task.lease}. The context the add carried ({@link TaskContextPropagator}) is restored
+     * around the handler, and the calling thread's put back after it.
      * @param taskType the task type
      * @param priority the priority
      * @param handler what to do with the task

@@ -15,6 +15,7 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.PayloadCodec;
+import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.QueueId;
@@ -67,6 +68,8 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     private final TaskObservations observations;
 
+    private final TaskContexts contexts;
+
     public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
             Clock clock, ServiceSettings settings, TaskEvents events) {
         this(store, queues, broker, codec, clock, settings, events, TaskObservations.NONE);
@@ -77,7 +80,18 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
      */
     public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
             Clock clock, ServiceSettings settings, TaskEvents events, TaskObservations observations) {
+        this(store, queues, broker, codec, clock, settings, events, observations, TaskContexts.NONE);
+    }
+
+    /**
+     * @param observations the observations of adds, whose trace context is stored with the tasks
+     * @param contexts what of the adding thread's context is stored with the tasks, for their handlers
+     */
+    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
+            Clock clock, ServiceSettings settings, TaskEvents events, TaskObservations observations,
+            TaskContexts contexts) {
         this.observations = observations;
+        this.contexts = contexts;
         this.store = store;
         this.broker = broker;
         this.codec = codec;
@@ -92,7 +106,7 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
     public long addTask(DelayTask task) {
         NewTask newTask = newTask(task, this.clock.millis());
         return this.observations.observeAdd(newTask.taskType(), newTask.priority(),
-                (traceContext) -> addTask(task, newTask.withTraceContext(traceContext)));
+                (traceFields) -> addTask(task, newTask.withTraceContext(this.contexts.capture(traceFields))));
     }
 
     private long addTask(DelayTask task, NewTask newTask) {
@@ -143,8 +157,11 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
         for (DelayTask task : tasks) {
             newTasks.add(newTask(task, now));
         }
-        return this.observations.observeAdds(tasks, (traceContext) -> addTasks(tasks, (traceContext != null)
-                ? newTasks.stream().map((task) -> task.withTraceContext(traceContext)).toList() : newTasks));
+        return this.observations.observeAdds(tasks, (traceFields) -> {
+            String carried = this.contexts.capture(traceFields);
+            return addTasks(tasks, (carried != null)
+                    ? newTasks.stream().map((task) -> task.withTraceContext(carried)).toList() : newTasks);
+        });
     }
 
     private List<Long> addTasks(List<DelayTask> tasks, List<NewTask> newTasks) {
@@ -334,7 +351,7 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
             }
             if (!batch.tasks().isEmpty()) {
                 StoredTask task = batch.tasks().get(0);
-                try {
+                try (TaskContextPropagator.Restored restored = this.contexts.restore(task.traceContext())) {
                     handler.accept(task.toDelayTask());
                 }
                 catch (RuntimeException | Error ex) {

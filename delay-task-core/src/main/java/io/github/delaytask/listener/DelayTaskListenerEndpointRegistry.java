@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.QueueId;
@@ -44,6 +45,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private final TaskObservations observations;
 
+    private final TaskContexts contexts;
+
     private final TaskBroker.ScheduleListener scheduleListener = this::scheduled;
 
     private volatile @Nullable Dispatcher dispatcher;
@@ -71,7 +74,18 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
             TaskBroker broker, PayloadCodec codec, ListenerSettings settings, TaskEvents events,
             TaskObservations observations) {
+        this(processor, broker, codec, settings, events, observations, TaskContexts.NONE);
+    }
+
+    /**
+     * @param observations the observations of handler runs, which continue the trace stored with each task
+     * @param contexts the context each task's add carried, restored around its handler's runs
+     */
+    public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
+            TaskBroker broker, PayloadCodec codec, ListenerSettings settings, TaskEvents events,
+            TaskObservations observations, TaskContexts contexts) {
         this.observations = observations;
+        this.contexts = contexts;
         this.processor = processor;
         this.broker = broker;
         this.codec = codec;
@@ -109,7 +123,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         for (ListenerEndpoint endpoint : endpoints) {
             TaskRun run = new TaskRun(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
                     endpoint.retryPolicy(this.settings.retryPolicy()), this.broker, pool, this.acknowledger,
-                    this.events, this.observations, this.leases, endpoint.timeout(this.settings.timeout()), handBack,
+                    this.events, this.observations, this.contexts, this.leases,
+                    endpoint.timeout(this.settings.timeout()), handBack,
                     (piece) -> redis.submit("record a failed run", piece));
             started.listen(endpoint.queue(), run, endpoint.concurrency());
         }

@@ -5,8 +5,10 @@ import java.util.List;
 
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.RetryLaterException;
+import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,8 +32,19 @@ public final class ManualDispatcher {
 
     private final RetryPolicy defaults;
 
+    private final TaskContexts contexts;
+
     public ManualDispatcher(DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker,
             PayloadCodec codec, RetryPolicy defaults) {
+        this(processor, broker, codec, defaults, TaskContexts.NONE);
+    }
+
+    /**
+     * @param contexts the context each task's add carried, restored around its handler's runs
+     */
+    public ManualDispatcher(DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker,
+            PayloadCodec codec, RetryPolicy defaults, TaskContexts contexts) {
+        this.contexts = contexts;
         this.processor = processor;
         this.broker = broker;
         this.codec = codec;
@@ -69,7 +82,7 @@ public final class ManualDispatcher {
 
     private void run(Runner runner, StoredTask task) {
         try {
-            runner.invoker().invoke(task.toDelayTask());
+            invoke(runner, task);
         }
         catch (Throwable ex) {
             if (!(ex instanceof RetryLaterException)) {
@@ -80,6 +93,22 @@ public final class ManualDispatcher {
             return;
         }
         this.broker.complete(task);
+    }
+
+    /** The handler with the context its add carried, as a listener container runs it. */
+    private void invoke(Runner runner, StoredTask task) throws Exception {
+        TaskContextPropagator.Restored restored = this.contexts.restore(task.traceContext());
+        try {
+            runner.invoker().invoke(task.toDelayTask());
+        }
+        finally {
+            try {
+                restored.close();
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Could not put the context of task " + task.taskId() + " off the thread", ex);
+            }
+        }
     }
 
     private record Runner(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy) {

@@ -7,8 +7,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.delaytask.RetryLaterException;
+import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.QueueId;
@@ -40,6 +42,8 @@ final class TaskRun {
 
     private final TaskObservations observations;
 
+    private final TaskContexts contexts;
+
     private final Leases leases;
 
     private final Duration timeout;
@@ -55,7 +59,8 @@ final class TaskRun {
      */
     TaskRun(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy, TaskBroker broker,
             WorkerPool workers, Acknowledger acknowledger, TaskEvents events, TaskObservations observations,
-            Leases leases, Duration timeout, HandBack handBack, Executor redisHalf) {
+            TaskContexts contexts, Leases leases, Duration timeout, HandBack handBack, Executor redisHalf) {
+        this.contexts = contexts;
         this.handBack = handBack;
         this.redisHalf = redisHalf;
         this.endpoint = endpoint;
@@ -100,6 +105,27 @@ final class TaskRun {
         }
     }
 
+    /**
+     * The handler with the context its add carried: a context that cannot be restored fails the attempt rather than
+     * run the handler without it (for no tenant, or a default one); one that cannot be undone after a run that
+     * succeeded is logged, as the handler's work is done.
+     */
+    private void invoke(StoredTask task) throws Exception {
+        TaskContextPropagator.Restored restored = this.contexts.restore(task.traceContext());
+        try {
+            this.invoker.invoke(task.toDelayTask());
+        }
+        finally {
+            try {
+                restored.close();
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Could not put the context of task " + task.taskId() + " off its handler's thread",
+                        ex);
+            }
+        }
+    }
+
     private void handle(StoredTask task, long claimedUntil) {
         QueueId queue = task.queue();
         this.events.handlerStarting(queue, task.executeTime());
@@ -109,7 +135,7 @@ final class TaskRun {
         boolean timedOut;
         try {
             failure = this.observations.observeHandler(task.taskType(), task.priority(), task.taskId(),
-                    task.attempt(), task.traceContext(), () -> this.invoker.invoke(task.toDelayTask()));
+                    task.attempt(), TaskContexts.traceFields(task.traceContext()), () -> invoke(task));
         }
         finally {
             timedOut = this.leases.ended(lease);

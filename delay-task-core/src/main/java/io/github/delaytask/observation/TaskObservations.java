@@ -1,6 +1,7 @@
 package io.github.delaytask.observation;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 import io.github.delaytask.DelayTask;
@@ -9,10 +10,11 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Makes the observations of adds and handler runs, and hands the trace context between them: an add's context is
- * given to the store as text, a run's observation continues from the text stored with its task. Public for wiring.
+ * Makes the observations of adds and handler runs, and hands the trace context between them: an add's propagation
+ * fields are given to the store, a run's observation continues from the fields stored with its task. Public for
+ * wiring.
  * <p>
- * {@link #NONE} observes nothing and costs nothing: no context is made, no text stored.
+ * {@link #NONE} observes nothing and costs nothing: no context is made, no field stored.
  */
 public final class TaskObservations {
 
@@ -53,18 +55,18 @@ public final class TaskObservations {
 
     /**
      * Add one task under an observation.
-     * @param add stores the task with the trace context it is given (null when there is none) and returns its id
+     * @param add stores the task with the propagation fields it is given (none when not observed), returns its id
      * @return the id
      */
-    public long observeAdd(int taskType, int priority, Function<@Nullable String, Long> add) {
+    public long observeAdd(int taskType, int priority, Function<Map<String, String>, Long> add) {
         if (!enabled()) {
-            return add.apply(null);
+            return add.apply(Map.of());
         }
         DelayTaskAddContext context = new DelayTaskAddContext(taskType, priority, 1);
         Long id = DelayTaskObservation.ADD
             .observation(this.addConvention, DEFAULT_ADD, () -> context, this.registry)
             .observe(() -> {
-                Long taskId = add.apply(TraceContexts.encode(context.getCarrier()));
+                Long taskId = add.apply(context.getCarrier());
                 context.setTaskId(taskId);
                 return taskId;
             });
@@ -73,12 +75,12 @@ public final class TaskObservations {
 
     /**
      * Add a batch of tasks under one observation, all with its trace context.
-     * @param add stores the tasks with the trace context it is given (null when there is none) and returns their ids
+     * @param add stores the tasks with the propagation fields it is given (none when not observed), returns their ids
      * @return the ids
      */
-    public List<Long> observeAdds(List<DelayTask> tasks, Function<@Nullable String, List<Long>> add) {
+    public List<Long> observeAdds(List<DelayTask> tasks, Function<Map<String, String>, List<Long>> add) {
         if (!enabled()) {
-            return add.apply(null);
+            return add.apply(Map.of());
         }
         Integer type = null;
         Integer priority = null;
@@ -93,23 +95,23 @@ public final class TaskObservations {
         DelayTaskAddContext context = new DelayTaskAddContext(type, priority, tasks.size());
         List<Long> ids = DelayTaskObservation.ADD
             .observation(this.addConvention, DEFAULT_ADD, () -> context, this.registry)
-            .observe(() -> add.apply(TraceContexts.encode(context.getCarrier())));
+            .observe(() -> add.apply(context.getCarrier()));
         return (ids != null) ? ids : List.of();
     }
 
     /**
      * Run a handler under an observation that continues the trace stored with its task.
-     * @param traceContext the text stored with the task, or null
+     * @param traceFields the propagation fields stored with the task
      * @param handler the run
      * @return what the handler threw, or null when it returned
      */
     public @Nullable Throwable observeHandler(int taskType, int priority, long taskId, int attempt,
-            @Nullable String traceContext, Handler handler) {
+            Map<String, String> traceFields, Handler handler) {
         if (!enabled()) {
             return run(handler);
         }
         DelayTaskListenerContext context = new DelayTaskListenerContext(taskType, priority, taskId, attempt,
-                TraceContexts.decode(traceContext));
+                traceFields);
         Observation observation = DelayTaskObservation.LISTENER
             .observation(this.listenerConvention, DEFAULT_LISTENER, () -> context, this.registry)
             .start();

@@ -8,7 +8,8 @@ package io.github.delaytask.store;
  * @param executeTime when it is due, epoch ms
  * @param parameters the raw parameters, or null
  * @param bizKey the business key, or null
- * @param traceContext the trace context of its add as text, stored only while observations are on; or null
+ * @param traceContext the context of its add (the trace's, the application's) as text, stored only while
+ * observations are on or the application carries context; or null
  */
 public record NewTask(Long taskId, int taskType, int priority, long executeTime, byte[] parameters, String bizKey,
         String traceContext) {

@@ -14,8 +14,8 @@ import io.github.delaytask.redis.QueueId;
  * @param attempts how many runs of its handler ended with a recorded outcome (a failure, as a task that succeeded
  * leaves the table); a claim that never started its handler, or a run lost with its instance, does not count
  * @param leaseUntil while a consumer holds it, when its lease ends (epoch ms, Redis time); otherwise null
- * @param traceContext the trace context its add stored, as text; read by claims while observations are on, null
- * otherwise
+ * @param traceContext the context its add carried (the trace's, the application's), as text; read by claims while
+ * observations are on or the application carries context, null otherwise
  */
 public record StoredTask(long taskId, int taskType, int priority, long executeTime, byte[] parameters, int version,
         int attempts, Long leaseUntil, String traceContext) {

@@ -5,6 +5,7 @@ import com.baomidou.mybatisplus.extension.plugins.handler.TenantLineHandler;
 import com.baomidou.mybatisplus.extension.plugins.inner.BlockAttackInnerInterceptor;
 import com.baomidou.mybatisplus.extension.plugins.inner.PaginationInnerInterceptor;
 import com.baomidou.mybatisplus.extension.plugins.inner.TenantLineInnerInterceptor;
+import io.github.delaytask.TaskContextPropagator;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.LongValue;
 
@@ -15,7 +16,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * A MyBatis-Plus shop's application: dynamic-datasource routes between a {@code master} and a {@code slave}, its
  * services switch with {@code @DS}, and its {@link MybatisPlusInterceptor} has a strict tenant line (it throws when
- * the thread has no tenant), pagination and block attack.
+ * the thread has no tenant), pagination and block attack. Its tasks carry the tenant of the thread that adds them.
  */
 @SpringBootApplication
 public class ShopApplication {
@@ -42,6 +43,14 @@ public class ShopApplication {
         interceptor.addInnerInterceptor(new PaginationInnerInterceptor());
         interceptor.addInnerInterceptor(new BlockAttackInnerInterceptor());
         return interceptor;
+    }
+
+    /** The tenant of the thread that adds a task is the tenant its handler runs for. */
+    @Bean
+    TaskContextPropagator tenantPropagator() {
+        return TaskContextPropagator.of("tenant",
+                () -> (ShopTenant.current() != null) ? ShopTenant.current().toString() : null,
+                (tenant) -> ShopTenant.set(Long.valueOf(tenant)), () -> ShopTenant.set(null));
     }
 
 }

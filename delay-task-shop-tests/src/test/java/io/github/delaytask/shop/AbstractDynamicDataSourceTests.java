@@ -34,7 +34,9 @@ import static org.awaitility.Awaitility.await;
  * The starter in a shop whose data source is dynamic-datasource's, with a master and a slave that both hold the
  * starter's tables: the starter writes to the master from any {@code @DS} method, a caller's transaction on the
  * master covers its add, one begun on the slave is refused rather than given the add, a {@code @DSTransactional} one
- * does not hold it, and {@code delay-task.jdbc.data-source} points it at the slave instead. Subclasses pick the databases; Redis is an embedded one, or the real one under a prefix of the test's.
+ * does not hold it, and {@code delay-task.jdbc.data-source} points it at the slave instead. A task carries the
+ * tenant that added it to its handler, whose own mapper the strict tenant line scopes. Subclasses pick the
+ * databases; Redis is an embedded one, or the real one under a prefix of the test's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractDynamicDataSourceTests {
@@ -129,6 +131,35 @@ abstract class AbstractDynamicDataSourceTests {
             await().atMost(Duration.ofSeconds(5)).until(() -> status(shop, committed) == TaskStatus.EXECUTED);
             assertThat(this.databases.count("master", TASKS + " WHERE biz_key LIKE 'order-of-a-%'")).isEqualTo(2);
             assertThat(this.databases.count("slave", TASKS)).as("tasks in the slave").isZero();
+        });
+    }
+
+    @Test
+    void anOrdersTimeoutRunsForTheTenantThatPlacedItThroughTheShopsOwnTenantScopedMapper() {
+        run((shop) -> {
+            UnpaidOrders orders = shop.getBean(UnpaidOrders.class);
+            long timeout;
+            try {
+                ShopTenant.set(7L);
+                timeout = orders.place("A-1", Duration.ofMillis(200));
+                ShopTenant.set(8L);
+                orders.place("A-1", Duration.ofHours(1));
+            }
+            finally {
+                ShopTenant.set(null);
+            }
+            // the handler's mapper throws on a thread without a tenant, so the task runs only with the one carried
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(shop, timeout) == TaskStatus.EXECUTED);
+            try {
+                ShopTenant.set(7L);
+                assertThat(orders.status("A-1")).as("tenant 7's order").isEqualTo("CANCELLED");
+                ShopTenant.set(8L);
+                assertThat(orders.status("A-1")).as("tenant 8's order of the same number").isEqualTo("UNPAID");
+            }
+            finally {
+                ShopTenant.set(null);
+            }
+            assertThat(this.databases.count("master", "SELECT COUNT(*) FROM shop_order")).isEqualTo(2);
         });
     }
 

@@ -66,7 +66,7 @@ final class ShopDatabases implements AutoCloseable {
         return this.url.formatted(name(database));
     }
 
-    /** Create both databases with the starter's tables. */
+    /** Create both databases with the starter's tables and the shop's orders. */
     ShopDatabases start() {
         for (String database : List.of("master", "slave")) {
             if (this.server != null) {
@@ -75,6 +75,10 @@ final class ShopDatabases implements AutoCloseable {
             try (Connection connection = connect(database)) {
                 ScriptUtils.executeSqlScript(connection,
                         new ClassPathResource("META-INF/delay-task/sql/schema-" + this.platform + ".sql"));
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("CREATE TABLE shop_order (id BIGINT NOT NULL PRIMARY KEY, "
+                            + "tenant_id BIGINT NOT NULL, order_no VARCHAR(64) NOT NULL, status VARCHAR(16) NOT NULL)");
+                }
             }
             catch (SQLException ex) {
                 throw new IllegalStateException(ex);
@@ -96,11 +100,12 @@ final class ShopDatabases implements AutoCloseable {
         return properties;
     }
 
-    /** Delete the rows of the starter's tables in both databases. */
+    /** Delete the rows of the starter's tables and the shop's orders in both databases. */
     void clear() {
         for (String database : List.of("master", "slave")) {
             execute(url(database), "DELETE FROM taskinfo");
             execute(url(database), "DELETE FROM taskinfo_logs");
+            execute(url(database), "DELETE FROM shop_order");
         }
     }
 

@@ -40,7 +40,8 @@ import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.TRANS
 @EnableConfigurationProperties(DelayTaskProperties.class)
 @Import({ DelayTaskConfigurations.ClockConfiguration.class, DelayTaskConfigurations.RedisClockConfiguration.class,
         DelayTaskConfigurations.KeysConfiguration.class,
-        DelayTaskConfigurations.ObservationConfiguration.class, DelayTaskConfigurations.StoreConfiguration.class,
+        DelayTaskConfigurations.ObservationConfiguration.class,
+        DelayTaskConfigurations.ContextConfiguration.class, DelayTaskConfigurations.StoreConfiguration.class,
         DelayTaskJsonConfiguration.class,
         DelayTaskConfigurations.ServiceConfiguration.class, DelayTaskConfigurations.ListenerConfiguration.class,
         DelayTaskConfigurations.JobsConfiguration.class })

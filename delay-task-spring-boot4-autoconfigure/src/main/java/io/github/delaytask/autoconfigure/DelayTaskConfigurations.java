@@ -2,7 +2,9 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
@@ -12,11 +14,13 @@ import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.PayloadCodec;
+import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.core.DeadTaskEvents;
 import io.github.delaytask.core.DefaultDelayTaskService;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.health.DelayTaskHealth;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
@@ -61,6 +65,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 
 /**
  * The configurations {@link DelayTaskAutoConfiguration}, {@link DelayTaskLockAutoConfiguration} and the health
@@ -177,6 +183,30 @@ final class DelayTaskConfigurations {
 
     }
 
+    /** What of an adding thread's context its task carries to its handler: MDC keys, and propagator beans. */
+    @Configuration(proxyBeanMethods = false)
+    static class ContextConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        TaskContexts delayTaskContexts(DelayTaskProperties properties,
+                ObjectProvider<TaskContextPropagator> propagators) {
+            List<TaskContextPropagator> all = new ArrayList<>(propagators.orderedStream().toList());
+            List<String> mdcKeys = properties.getContext().getMdcKeys();
+            if (!mdcKeys.isEmpty() && !ClassUtils.isPresent("org.slf4j.MDC", null)) {
+                throw new IllegalStateException("delay-task.context.mdc-keys is " + mdcKeys + ", but SLF4J's MDC "
+                        + "is not on the class path");
+            }
+            for (String key : new LinkedHashSet<>(mdcKeys)) {
+                Assert.isTrue(key.matches("[A-Za-z0-9._-]{1,60}"), () -> "delay-task.context.mdc-keys has '" + key
+                        + "': a key carried with a task is 1 to 60 letters, digits, '.', '_' or '-'");
+                all.add(TaskContextPropagator.mdc(key));
+            }
+            return all.isEmpty() ? TaskContexts.NONE : new TaskContexts(all);
+        }
+
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class StoreConfiguration {
 
@@ -184,7 +214,7 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         TaskStore delayTaskStore(SqlSessionTemplate sqlSessionTemplate,
                 ObjectProvider<PlatformTransactionManager> transactionManager, TaskObservations observations,
-                DelayTaskProperties properties, BeanFactory beanFactory) {
+                TaskContexts contexts, DelayTaskProperties properties, BeanFactory beanFactory) {
             org.apache.ibatis.session.Configuration application = sqlSessionTemplate.getConfiguration();
             DataSource dataSource = StoreDataSource.choose(beanFactory, properties.getJdbc().getDataSource(),
                     () -> application.getEnvironment().getDataSource());
@@ -194,7 +224,7 @@ final class DelayTaskConfigurations {
                     StoreDataSource.transactionManager(dataSource, transactionManager.getIfUnique()));
             return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
                     sessions.getMapper(TaskInfoLogMapper.class), transactions, new JdbcTemplate(dataSource), ids,
-                    observations.enabled());
+                    observations.enabled() || contexts.any());
         }
 
         @Bean
@@ -273,12 +303,13 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker,
                 DelayTaskProperties properties, PayloadCodec codec, RetryPolicy retryPolicy,
-                BeanFactory beanFactory, ObjectProvider<TaskEvents> events, TaskObservations observations) {
+                BeanFactory beanFactory, ObjectProvider<TaskEvents> events, TaskObservations observations,
+                TaskContexts contexts) {
             ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
                     properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(),
                     properties.getRedis().getHandOffTimeout(), retryPolicy);
             return new DefaultDelayTaskService(store, queues, broker, codec, dueClock(beanFactory), settings,
-                    events(events), observations);
+                    events(events), observations, contexts);
         }
 
     }
@@ -298,7 +329,8 @@ final class DelayTaskConfigurations {
         DelayTaskListenerEndpointRegistry delayTaskListenerEndpointRegistry(
                 DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker, PayloadCodec codec,
                 RetryPolicy retryPolicy, DelayTaskProperties properties, Environment environment,
-                ObjectProvider<TaskEvents> events, TaskObservations observations, ObjectProvider<WakeUps> wakeUps) {
+                ObjectProvider<TaskEvents> events, TaskObservations observations, TaskContexts contexts,
+                ObjectProvider<WakeUps> wakeUps) {
             DelayTaskProperties.Listener listener = properties.getListener();
             // without wake-ups a task added elsewhere is found only by a look at its queue
             Duration idleLook = (wakeUps.getIfAvailable() != null) ? idlePollInterval(listener)
@@ -310,7 +342,7 @@ final class DelayTaskConfigurations {
                     batchSize, listener.getPollInterval(), properties.getShutdownTimeout(),
                     properties.getLease(), retryPolicy, virtualThreads(environment), idleLook, listener.getTimeout());
             return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings, events(events),
-                    observations);
+                    observations, contexts);
         }
 
         /** Boot's own test of {@code spring.threads.virtual.enabled}, which works on Java 21 and later only. */

@@ -1,6 +1,8 @@
 package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.github.delaytask.listener.ListenerSettings;
 import org.jspecify.annotations.Nullable;
@@ -75,6 +77,8 @@ public class DelayTaskProperties {
     private final Metrics metrics = new Metrics();
 
     private final Observation observation = new Observation();
+
+    private final Context context = new Context();
 
     private final Health health = new Health();
 
@@ -172,6 +176,10 @@ public class DelayTaskProperties {
 
     public Observation getObservation() {
         return this.observation;
+    }
+
+    public Context getContext() {
+        return this.context;
     }
 
     public Health getHealth() {
@@ -530,6 +538,25 @@ public class DelayTaskProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+    }
+
+    public static class Context {
+
+        /**
+         * Keys of SLF4J's MDC whose values on the thread that adds a task are stored with it, in the column
+         * taskinfo.trace_context, and put back in the MDC around each run of its handler. TaskContextPropagator
+         * beans carry other context, such as a tenant id.
+         */
+        private List<String> mdcKeys = new ArrayList<>();
+
+        public List<String> getMdcKeys() {
+            return this.mdcKeys;
+        }
+
+        public void setMdcKeys(List<String> mdcKeys) {
+            this.mdcKeys = mdcKeys;
         }
 
     }

@@ -300,6 +300,15 @@ class DelayTaskAutoConfigurationTests {
     }
 
     @Test
+    void anMdcKeyThatCannotBeCarriedFailsStartUpNamingTheProperty() {
+        this.contextRunner.withPropertyValues("delay-task.context.mdc-keys=user,trace id")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("delay-task.context.mdc-keys has 'trace id'"));
+    }
+
+    @Test
     void keyPrefixWithAHashTagFailsStartUpSayingWhy() {
         this.contextRunner.withPropertyValues("delay-task.redis.key-prefix={app}")
             .run((context) -> assertThat(context).hasFailed()

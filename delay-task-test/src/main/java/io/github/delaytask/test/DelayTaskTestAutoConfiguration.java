@@ -4,11 +4,13 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.ManualDispatcher;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -26,8 +28,9 @@ public class DelayTaskTestAutoConfiguration {
     @ConditionalOnMissingBean
     DelayTaskTester delayTaskTester(DelayTaskService service, TaskStore store, DelayTaskJobs jobs,
             DelayTaskListenerAnnotationBeanPostProcessor listeners, TaskBroker broker, PayloadCodec codec,
-            RetryPolicy retryPolicy) {
-        return new DelayTaskTester(service, store, jobs, new ManualDispatcher(listeners, broker, codec, retryPolicy));
+            RetryPolicy retryPolicy, ObjectProvider<TaskContexts> contexts) {
+        return new DelayTaskTester(service, store, jobs, new ManualDispatcher(listeners, broker, codec, retryPolicy,
+                contexts.getIfAvailable(() -> TaskContexts.NONE)));
     }
 
 }

@@ -57,7 +57,7 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     /**
      * @param clock the expression of {@link #clockExpression()}
-     * @param traced whether adds write and claims read the trace context
+     * @param traced whether adds write and claims read the carried context (a trace's, the application's)
      */
     BatchedStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, String clock,
             boolean traced) {

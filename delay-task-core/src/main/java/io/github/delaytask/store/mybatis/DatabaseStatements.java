@@ -31,8 +31,9 @@ interface DatabaseStatements {
     String LIVE_COLUMNS = "task_id, task_type, priority, execute_time, parameters, version, attempts, lease_until";
 
     /**
-     * The columns of a live task with its trace context, in the order {@link #tracedTask} maps them; read only while
-     * observations are on, so that a schema without the column serves every other application.
+     * The columns of a live task with its carried context, in the order {@link #tracedTask} maps them; read only
+     * while observations are on or the application carries context, so that a schema without the column serves
+     * every other application.
      */
     String TRACED_COLUMNS = LIVE_COLUMNS + ", trace_context";
 

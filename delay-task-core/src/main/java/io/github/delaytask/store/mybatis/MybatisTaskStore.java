@@ -59,10 +59,11 @@ public class MybatisTaskStore implements TaskStore {
             + "run the schema script (delay-task.jdbc.initialize-schema=always; PostgreSQL and H2 only)";
 
     private static final String MISSING_TRACE_CONTEXT = "The delay-task schema has no column taskinfo.trace_context, "
-            + "which stores the trace context of each add while delay-task.observation.enabled is true (schemas of "
-            + "earlier versions lack it): add it with the statement of the README ('Upgrading a schema created by an "
-            + "earlier version'), let the starter run the schema script (delay-task.jdbc.initialize-schema=always; "
-            + "PostgreSQL and H2 only), or turn observations off";
+            + "which stores the context each add carries to its handler while delay-task.observation.enabled is true "
+            + "or the application carries context (delay-task.context.mdc-keys, TaskContextPropagator beans); "
+            + "schemas of earlier versions lack it: add it with the statement of the README ('Upgrading a schema "
+            + "created by an earlier version'), let the starter run the schema script "
+            + "(delay-task.jdbc.initialize-schema=always; PostgreSQL and H2 only), or carry no context";
 
     /** Most new tasks one statement stores; a larger batch takes several, in one transaction. */
     static final int INSERT_CHUNK = 1000;
@@ -97,8 +98,8 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     /**
-     * @param traced whether adds store and claims read the trace context of {@link NewTask#traceContext()}, in the
-     * column {@code taskinfo.trace_context}, which a schema needs only then
+     * @param traced whether adds store and claims read the context of {@link NewTask#traceContext()} (a trace's, the
+     * application's), in the column {@code taskinfo.trace_context}, which a schema needs only then
      */
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
             JdbcTemplate jdbc, IdentifierGenerator ids, boolean traced) {

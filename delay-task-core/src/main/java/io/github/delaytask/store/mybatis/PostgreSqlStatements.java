@@ -58,8 +58,8 @@ final class PostgreSqlStatements implements DatabaseStatements {
             + "attempts, biz_key) SELECT task_id, task_type, priority, execute_time, parameters, 1, ?, 0, biz_key "
             + "FROM task";
 
-    // the same with the trace context, an eighth array: while observations are on only, so that a schema without
-    // the column serves every other application
+    // the same with the carried context, an eighth array: only while observations are on or the application carries
+    // context, so that a schema without the column serves every other application
     private static final String INSERT_ALL_TRACED = "WITH task AS (INSERT INTO taskinfo (task_id, task_type, "
             + "priority, execute_time, parameters, version, attempts, biz_key, trace_context) SELECT task_id, "
             + "task_type, priority, execute_time, parameters, 1, 0, biz_key, trace_context FROM unnest(?::bigint[], "
