@@ -30,6 +30,15 @@ public @interface DelayTaskListener {
     int taskType();
 
     /**
+     * A readable name of the task type, such as {@code order-timeout} or {@code ${orders.timeout-name}}: shown
+     * beside the number in the {@code task.name} tag of the starter's meters, the {@code delaytasks} endpoint, the
+     * dashboard and log messages, while the number stays the key (tasks are added and stored by number). Letters,
+     * digits, {@code .}, {@code _} and {@code -}, at most 64. Empty for none; the listeners of a type's other
+     * priorities then take the one given. Two types of one name, or two names of one type, fail start-up.
+     */
+    String name() default "";
+
+    /**
      * Priority handled, from 0 to {@link DelayTask#MAX_PRIORITY}. When handler threads are short, the listener of
      * the higher number of a type is claimed for first; types share the threads equally.
      */

@@ -198,9 +198,14 @@
         return method.slice(-2).join('.');
     }
 
+    /** A task type as people know it: its listener's name beside the number, which stays the key. */
+    function typeLabel(type, name) {
+        return name ? name + ' (' + type + ')' : String(type);
+    }
+
     function renderQueues(overview) {
         const rows = overview.queues.map((queue) => el('tr', { 'data-queue': queue.taskType + '/' + queue.priority },
-            el('td', {}, queue.taskType),
+            el('td', {}, typeLabel(queue.taskType, queue.name)),
             el('td', {}, queue.priority),
             el('td', { class: queue.listener ? '' : 'muted', title: queue.listener || '' },
                 shortListener(queue.listener)),
@@ -237,7 +242,7 @@
     };
 
     async function changeQueue(queue, action) {
-        const name = 'queue ' + queue.taskType + '/' + queue.priority;
+        const name = 'queue ' + typeLabel(queue.taskType, queue.name) + '/' + queue.priority;
         if (!window.confirm(QUEUE_QUESTIONS[action](name, queue))) {
             return;
         }
@@ -375,7 +380,7 @@
     function taskRow(task, withStatus, after) {
         return el('tr', { 'data-task-id': task.taskId },
             el('td', { class: 'number' }, task.taskId),
-            el('td', {}, task.taskType),
+            el('td', {}, typeLabel(task.taskType, task.taskName)),
             el('td', {}, task.priority),
             el('td', { class: task.bizKey ? '' : 'muted' }, task.bizKey || '-'),
             withStatus ? el('td', {}, task.status) : null,

@@ -47,6 +47,8 @@ public class QueueOverview {
      */
     public static final Duration COUNTS_FOR = Duration.ofSeconds(5);
 
+    private final Supplier<Map<Integer, String>> names;
+
     private final LongSupplier nanoTime;
 
     /** Guarded by this. */
@@ -60,18 +62,34 @@ public class QueueOverview {
      * look, as listeners start after this is created
      */
     public QueueOverview(TaskStore store, TaskQueues queues, Supplier<Map<QueueId, String>> listeners) {
-        this(store, queues, listeners, System::nanoTime);
+        this(store, queues, listeners, Map::of, System::nanoTime);
+    }
+
+    /**
+     * @param listeners the queues with a listener on this instance, each with the listener's method; taken on each
+     * look, as listeners start after this is created
+     * @param names the readable names this instance's listeners give task types, by type; taken on each look
+     */
+    public QueueOverview(TaskStore store, TaskQueues queues, Supplier<Map<QueueId, String>> listeners,
+            Supplier<Map<Integer, String>> names) {
+        this(store, queues, listeners, names, System::nanoTime);
     }
 
     /**
      * @param nanoTime the clock of the counts' age, as {@link System#nanoTime()}
      */
     QueueOverview(TaskStore store, TaskQueues queues, Supplier<Map<QueueId, String>> listeners,
-            LongSupplier nanoTime) {
+            Supplier<Map<Integer, String>> names, LongSupplier nanoTime) {
         this.store = store;
         this.queues = queues;
         this.listeners = listeners;
+        this.names = names;
         this.nanoTime = nanoTime;
+    }
+
+    /** The readable name of a task type, or null when no listener of this instance names it. */
+    public @Nullable String name(int taskType) {
+        return this.names.get().get(taskType);
     }
 
     /**
@@ -98,6 +116,7 @@ public class QueueOverview {
     /** Every known queue, by task type then priority. */
     public List<QueueSummary> queues() {
         Map<QueueId, String> listening = this.listeners.get();
+        Map<Integer, String> named = this.names.get();
         Counts counts = counts();
         Map<QueueId, LiveTasks> live = counts.live();
         Map<QueueId, Long> dead = counts.dead();
@@ -110,7 +129,8 @@ public class QueueOverview {
         for (QueueId queue : known) {
             QueueStats stats = this.queues.stats(queue);
             LiveTasks pending = live.get(queue);
-            summaries.add(new QueueSummary(queue.taskType(), queue.priority(), listening.get(queue),
+            summaries.add(new QueueSummary(queue.taskType(), named.get(queue.taskType()), queue.priority(),
+                    listening.get(queue),
                     this.queues.paused(queue), stats.future(), stats.ready(), stats.inFlight(),
                     (pending != null) ? pending.count() : 0, dead.getOrDefault(queue, 0L),
                     Duration.ofMillis(stats.oldestDueWaitMillis()),
@@ -142,6 +162,7 @@ public class QueueOverview {
     /**
      * One queue.
      * @param taskType the task type
+     * @param name the task type's readable name, or {@code null} if no listener of this instance names it
      * @param priority the priority
      * @param listener the listener method of this instance, or {@code null} if it has none for the queue
      * @param paused whether claims of the queue are stopped, on every instance
@@ -154,7 +175,7 @@ public class QueueOverview {
      * @param nextDueTime the earliest execute time of the live tasks, or {@code null} if there are none; in the past
      * when tasks are late
      */
-    public record QueueSummary(int taskType, int priority, @Nullable String listener, boolean paused, long future,
+    public record QueueSummary(int taskType, @Nullable String name, int priority, @Nullable String listener, boolean paused, long future,
             long ready, long inflight, long pending, long dead, Duration oldestReadyAge,
             @Nullable Instant nextDueTime) {
     }

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +69,8 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         ListenerEndpoint endpoint = new ListenerEndpoint(new QueueId(annotation.taskType(), annotation.priority()),
                 bean, beanName, invocable);
         endpoint = new ListenerEndpoint(endpoint.queue(), bean, beanName, invocable, retryOverrides(endpoint,
-                annotation), concurrency(endpoint, annotation.concurrency()), timeout(endpoint, annotation.timeout()));
+                annotation), concurrency(endpoint, annotation.concurrency()), timeout(endpoint, annotation.timeout()),
+                name(endpoint, annotation.name()));
         if (annotation.taskType() < 0 || annotation.taskType() > DelayTask.MAX_TYPE || annotation.priority() < 0
                 || annotation.priority() > DelayTask.MAX_PRIORITY) {
             throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has taskType "
@@ -81,12 +83,49 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         catch (IllegalStateException ex) {
             throw new BeanInitializationException(ex.getMessage());
         }
-        ListenerEndpoint existing = this.endpoints.putIfAbsent(endpoint.queue(), endpoint);
-        if (existing != null && !(existing.bean() == bean && existing.method().equals(invocable))) {
-            throw new BeanInitializationException("Two @DelayTaskListener methods handle task type "
-                    + annotation.taskType() + " priority " + annotation.priority() + ": " + existing.describe()
-                    + " and " + endpoint.describe() + "; each type and priority may have one listener");
+        synchronized (this.endpoints) {
+            ListenerEndpoint existing = this.endpoints.get(endpoint.queue());
+            if (existing != null && !(existing.bean() == bean && existing.method().equals(invocable))) {
+                throw new BeanInitializationException("Two @DelayTaskListener methods handle task type "
+                        + annotation.taskType() + " priority " + annotation.priority() + ": " + existing.describe()
+                        + " and " + endpoint.describe() + "; each type and priority may have one listener");
+            }
+            checkName(endpoint);
+            this.endpoints.putIfAbsent(endpoint.queue(), endpoint);
         }
+    }
+
+    /** A type has one name, and a name one type: a dashboard or a meter showing it must mean one thing. */
+    private void checkName(ListenerEndpoint endpoint) {
+        if (endpoint.name() == null) {
+            return;
+        }
+        for (ListenerEndpoint other : this.endpoints.values()) {
+            if (other.name() == null) {
+                continue;
+            }
+            boolean sameType = other.queue().taskType() == endpoint.queue().taskType();
+            if (sameType != other.name().equals(endpoint.name())) {
+                throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " and on "
+                        + other.describe() + (sameType ? " name task type " + endpoint.queue().taskType() + " twice"
+                                : " give task types " + other.queue().taskType() + " and "
+                                        + endpoint.queue().taskType() + " one name")
+                        + "; a task type has one name, which names no other type");
+            }
+        }
+    }
+
+    private @Nullable String name(ListenerEndpoint endpoint, String value) {
+        String resolved = resolve(value);
+        if (!StringUtils.hasText(resolved)) {
+            return null;
+        }
+        if (!resolved.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has name '"
+                    + value + "'" + (value.equals(resolved) ? "" : " ('" + resolved + "')") + "; a name is 1 to 64 "
+                    + "letters, digits, '.', '_' or '-'");
+        }
+        return resolved;
     }
 
     private ListenerEndpoint.RetryOverrides retryOverrides(ListenerEndpoint endpoint, DelayTaskListener annotation) {
@@ -152,6 +191,22 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
             throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has " + attribute
                     + " '" + value + "', which is not a duration such as 30s or PT30S", ex);
         }
+    }
+
+    /**
+     * The names the listeners found so far give their task types, by type; a type none names is missing. Public for
+     * the meters and the endpoint.
+     */
+    public Map<Integer, String> taskTypeNames() {
+        Map<Integer, String> names = new HashMap<>();
+        synchronized (this.endpoints) {
+            for (ListenerEndpoint endpoint : this.endpoints.values()) {
+                if (endpoint.name() != null) {
+                    names.put(endpoint.queue().taskType(), endpoint.name());
+                }
+            }
+        }
+        return names;
     }
 
     /** The endpoints found so far. */

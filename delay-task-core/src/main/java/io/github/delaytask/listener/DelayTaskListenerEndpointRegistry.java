@@ -236,7 +236,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     /** The queues that have a listener here, each with its method and the bean it belongs to. */
     public Map<QueueId, String> listeners() {
         Map<QueueId, String> listeners = new LinkedHashMap<>();
-        this.processor.endpoints().forEach((endpoint) -> listeners.put(endpoint.queue(), endpoint.describe()));
+        this.processor.endpoints().forEach((endpoint) -> listeners.put(endpoint.queue(), endpoint.describeMethod()));
         return listeners;
     }
 

@@ -15,12 +15,13 @@ import org.jspecify.annotations.Nullable;
  * @param retry the retry attributes of its annotation, applied over the defaults
  * @param concurrency most tasks of the listener held at once by an instance; 0 for no limit of its own
  * @param timeout longest run of its handler, or null for the listeners' default
+ * @param name the readable name of its task type, or null
  */
 record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method, RetryOverrides retry,
-        int concurrency, java.time.@Nullable Duration timeout) {
+        int concurrency, java.time.@Nullable Duration timeout, @Nullable String name) {
 
     ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method) {
-        this(queue, bean, beanName, method, RetryOverrides.NONE, 0, null);
+        this(queue, bean, beanName, method, RetryOverrides.NONE, 0, null, null);
     }
 
     /** The longest run of its handler: its own, or the given default. */
@@ -33,7 +34,13 @@ record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method meth
                 this.retry.maxDelay());
     }
 
+    /** The listener for messages: its method, and the name of its task type if it has one. */
     String describe() {
+        return describeMethod() + ((this.name != null) ? " (" + this.name + ")" : "");
+    }
+
+    /** The bean and method alone, as the endpoint lists them beside the type's name. */
+    String describeMethod() {
         return "'" + this.beanName + "' method " + this.method.getDeclaringClass().getName() + "."
                 + this.method.getName();
     }

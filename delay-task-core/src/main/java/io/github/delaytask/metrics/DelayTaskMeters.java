@@ -3,6 +3,7 @@ package io.github.delaytask.metrics;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 
 import io.github.delaytask.redis.QueueId;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,6 +30,8 @@ public class DelayTaskMeters {
 
     private final boolean timeHandlers;
 
+    private final IntFunction<@Nullable String> names;
+
     private final Map<QueueId, QueueMeters> queues = new ConcurrentHashMap<>();
 
     /** Set once a queue was turned away, and said so: from then on no queue gets meters, and none waits for a lock. */
@@ -50,6 +53,19 @@ public class DelayTaskMeters {
      * own, which a registry such as Prometheus's would refuse beside ours
      */
     public DelayTaskMeters(MeterRegistry registry, int maxQueues, boolean timeHandlers) {
+        this(registry, maxQueues, timeHandlers, (type) -> null);
+    }
+
+    /**
+     * @param registry where the meters go
+     * @param maxQueues most queues given meters
+     * @param timeHandlers whether to time handler runs on the {@code delaytask.listener} timer
+     * @param names the readable name of a task type, or null when it has none: the {@code task.name} tag of its
+     * queues' meters, which is the type's number otherwise
+     */
+    public DelayTaskMeters(MeterRegistry registry, int maxQueues, boolean timeHandlers,
+            IntFunction<@Nullable String> names) {
+        this.names = names;
         Assert.isTrue(maxQueues >= 0, () -> "delay-task.metrics.max-queues (" + maxQueues + ") must not be negative");
         this.registry = registry;
         this.maxQueues = maxQueues;
@@ -85,7 +101,9 @@ public class DelayTaskMeters {
             }
             return null;
         }
-        meters = new QueueMeters(this.registry, queue, this.timeHandlers);
+        String name = this.names.apply(queue.taskType());
+        meters = new QueueMeters(this.registry, queue, this.timeHandlers,
+                (name != null) ? name : Integer.toString(queue.taskType()));
         this.queues.put(queue, meters);
         return meters;
     }

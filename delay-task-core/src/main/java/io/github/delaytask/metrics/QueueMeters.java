@@ -62,9 +62,10 @@ final class QueueMeters {
 
     /**
      * @param timeHandlers whether to keep the {@code delaytask.listener} timers
+     * @param name the task type's readable name, or its number
      */
-    QueueMeters(MeterRegistry registry, QueueId queue, boolean timeHandlers) {
-        Tags tags = Tags.of("task.type", Integer.toString(queue.taskType()), "task.priority",
+    QueueMeters(MeterRegistry registry, QueueId queue, boolean timeHandlers, String name) {
+        Tags tags = Tags.of("task.type", Integer.toString(queue.taskType()), "task.name", name, "task.priority",
                 Integer.toString(queue.priority()));
         this.added = Counter.builder(ADDED)
             .description("Tasks added, counted once committed")

@@ -128,7 +128,9 @@ class DashboardBrowserTests {
         });
         WebElement webhookQueue = this.browser
             .findElement(By.cssSelector("#queues tr[data-queue='" + TaskTypes.WEBHOOK + "/0']"));
-        assertThat(webhookQueue.getText()).contains("WebhookService.deliver").contains("running");
+        assertThat(webhookQueue.getText()).contains("webhook (" + TaskTypes.WEBHOOK + ")")
+            .contains("WebhookService.deliver")
+            .contains("running");
 
         By deadRow = By.cssSelector("#dead tr[data-task-id='" + taskId + "']");
         onThePage(() -> assertThat(this.browser.findElement(deadRow).getText()).contains("503 Service Unavailable")

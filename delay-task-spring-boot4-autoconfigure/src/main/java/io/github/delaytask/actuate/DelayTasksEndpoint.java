@@ -151,7 +151,11 @@ public class DelayTasksEndpoint {
             return null;
         }
         boolean parameters = showsParameters(securityContext);
-        return task.map((details) -> TaskDescriptor.of(details, parameters)).orElse(null);
+        return task.map((details) -> describe(details, parameters)).orElse(null);
+    }
+
+    private TaskDescriptor describe(TaskDetails task, boolean parameters) {
+        return TaskDescriptor.of(task, this.overview.name(task.taskType()), parameters);
     }
 
     private static long taskId(String id) {
@@ -183,7 +187,7 @@ public class DelayTasksEndpoint {
         boolean parameters = showsParameters(securityContext);
         List<TaskDescriptor> tasks = this.service.findDeadTasksNewestFirst(number, perPage, parameters)
             .stream()
-            .map((task) -> TaskDescriptor.of(task, parameters))
+            .map((task) -> describe(task, parameters))
             .toList();
         return new DeadTasksDescriptor(number, perPage, tasks);
     }
@@ -217,7 +221,7 @@ public class DelayTasksEndpoint {
         }
         String refusal = whyNot(before.get(), action);
         if (refusal != null) {
-            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get(), parameters),
+            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, describe(before.get(), parameters),
                     refusal);
         }
         boolean changed;
@@ -232,19 +236,19 @@ public class DelayTasksEndpoint {
             if (!(ex.getCause() instanceof DuplicateKeyException)) {
                 throw ex;
             }
-            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(before.get(), parameters),
+            return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, describe(before.get(), parameters),
                     ex.getMessage());
         }
         this.overview.changed();
         Optional<TaskDetails> after = this.service.findTask(taskId);
         if (changed) {
             return new ChangeDescriptor(taskId, action, ChangeStatus.CHANGED,
-                    after.map((task) -> TaskDescriptor.of(task, parameters)).orElse(null), null);
+                    after.map((task) -> describe(task, parameters)).orElse(null), null);
         }
         // the task changed between the look and the change: a consumer took it, or it finished
         TaskDetails now = after.orElse(before.get());
         String reason = whyNot(now, action);
-        return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, TaskDescriptor.of(now, parameters),
+        return new ChangeDescriptor(taskId, action, ChangeStatus.NOT_ALLOWED, describe(now, parameters),
                 (reason != null) ? reason : "task " + taskId + " is running: a consumer holds it, so it cannot be "
                         + pastTense(action) + " until its run ends");
     }
@@ -383,6 +387,7 @@ public class DelayTasksEndpoint {
      * What the database holds of a task.
      * @param taskId the id
      * @param taskType the task type
+     * @param taskName the task type's readable name, or {@code null} if no listener of this instance names it
      * @param priority the priority
      * @param executeTime when it is or was due
      * @param status its status
@@ -391,12 +396,12 @@ public class DelayTasksEndpoint {
      * @param bizKey its business key, or {@code null}
      * @param parameters its parameters, or {@code null} (none, or not shown to the caller); base64 in JSON
      */
-    public record TaskDescriptor(long taskId, int taskType, int priority, Instant executeTime, TaskStatus status,
-            int attempts, @Nullable String lastError, @Nullable String bizKey,
+    public record TaskDescriptor(long taskId, int taskType, @Nullable String taskName, int priority,
+            Instant executeTime, TaskStatus status, int attempts, @Nullable String lastError, @Nullable String bizKey,
             byte @org.jspecify.annotations.Nullable [] parameters) implements OperationResponseBody {
 
-        static TaskDescriptor of(TaskDetails task, boolean withParameters) {
-            return new TaskDescriptor(task.taskId(), task.taskType(), task.priority(), task.executeTime(),
+        static TaskDescriptor of(TaskDetails task, @Nullable String taskName, boolean withParameters) {
+            return new TaskDescriptor(task.taskId(), task.taskType(), taskName, task.priority(), task.executeTime(),
                     task.status(), task.attempts(), task.lastError(), task.bizKey(),
                     withParameters ? task.parameters() : null);
         }

@@ -7,6 +7,7 @@ import io.github.delaytask.actuate.DelayTasksEndpoint;
 import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
 import io.github.delaytask.actuate.RecentActivity;
 import io.github.delaytask.core.QueueOverview;
+import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
@@ -40,13 +41,17 @@ public class DelayTaskEndpointAutoConfiguration {
     @ConditionalOnBean({ DelayTaskService.class, TaskStore.class, TaskQueues.class })
     @ConditionalOnMissingBean
     public DelayTasksEndpoint delayTasksEndpoint(DelayTaskService service, TaskStore store, TaskQueues queues,
-            ObjectProvider<DelayTaskListenerEndpointRegistry> listeners, ObjectProvider<DelayTaskJobs> jobs,
+            ObjectProvider<DelayTaskListenerEndpointRegistry> listeners,
+            ObjectProvider<DelayTaskListenerAnnotationBeanPostProcessor> names, ObjectProvider<DelayTaskJobs> jobs,
             RecentActivity activity, DelayTasksEndpointProperties properties, BeanFactory beanFactory) {
         // listeners are off with delay-task.listener.enabled=false; the queues of other instances still show
         QueueOverview overview = new QueueOverview(store, queues, () -> listeners.stream()
             .findFirst()
             .map(DelayTaskListenerEndpointRegistry::listeners)
-            .orElse(Map.of()));
+            .orElse(Map.of()), () -> names.stream()
+                .findFirst()
+                .map(DelayTaskListenerAnnotationBeanPostProcessor::taskTypeNames)
+                .orElse(Map.of()));
         return new DelayTasksEndpoint(service, overview,
                 () -> jobs.stream().findFirst().map(DelayTaskJobs::lastReload).orElse(null), activity,
                 DelayTaskConfigurations.dueClock(beanFactory), properties.getShowParameters(), properties.getRoles());

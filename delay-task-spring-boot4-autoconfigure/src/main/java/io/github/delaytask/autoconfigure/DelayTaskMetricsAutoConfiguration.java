@@ -2,6 +2,7 @@ package io.github.delaytask.autoconfigure;
 
 import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
 import io.github.delaytask.core.TaskEvents;
+import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.metrics.DelayTaskMeters;
 import io.github.delaytask.metrics.MicrometerTaskEvents;
@@ -57,10 +58,14 @@ public class DelayTaskMetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     DelayTaskMeters delayTaskMeters(MeterRegistry registry, DelayTaskProperties properties,
-            ObjectProvider<TaskObservations> observations) {
+            ObjectProvider<TaskObservations> observations,
+            ObjectProvider<DelayTaskListenerAnnotationBeanPostProcessor> listeners) {
         // the observation's meter handler times handler runs under the same name, with tags of its own
         boolean observed = observations.getIfAvailable(() -> TaskObservations.NONE).enabled();
-        return new DelayTaskMeters(registry, properties.getMetrics().getMaxQueues(), !observed);
+        // asked as each queue gets its meters, by then its listener is known
+        return new DelayTaskMeters(registry, properties.getMetrics().getMaxQueues(), !observed,
+                (type) -> listeners.stream().findFirst().map((found) -> found.taskTypeNames().get(type))
+                    .orElse(null));
     }
 
     @Bean

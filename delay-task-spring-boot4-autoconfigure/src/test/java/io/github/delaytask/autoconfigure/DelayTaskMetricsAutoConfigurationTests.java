@@ -116,6 +116,22 @@ class DelayTaskMetricsAutoConfigurationTests {
     }
 
     @Test
+    void aQueuesMetersAreTaggedWithTheNameItsListenerGivesItsTaskTypeAndOtherwiseWithItsNumber() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            service.addTask(DelayTask.builder(RECORDED).delay(Duration.ofHours(1)).build());
+            service.addTask(DelayTask.builder(LATER).delay(Duration.ofHours(1)).build());
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get("delaytask.tasks.added").tags(queue(RECORDED)).counter().getId()
+                .getTag("task.name"))
+                .isEqualTo("recorded");
+            assertThat(registry.get("delaytask.tasks.added").tags(queue(LATER)).counter().getId()
+                .getTag("task.name"))
+                .as("a type no listener names").isEqualTo(Integer.toString(LATER));
+        });
+    }
+
+    @Test
     void aTaskAddedToBeDueAtOnceHasItsRunTimedButNoLatenessAsItHasNoExecuteTime() {
         this.runner.run((context) -> {
             long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(RECORDED).build());
@@ -357,7 +373,7 @@ class DelayTaskMetricsAutoConfigurationTests {
             this.listeners = listeners;
         }
 
-        @DelayTaskListener(taskType = RECORDED)
+        @DelayTaskListener(taskType = RECORDED, name = "recorded")
         void recorded() {
         }
 

@@ -98,7 +98,7 @@ class DelayTasksEndpointTests {
     }
 
     @Test
-    void listsEachQueueWithItsListenerAndItsCountsInRedisAndTheDatabase() {
+    void listsEachQueueWithItsListenerTheNameOfItsTypeAndItsCountsInRedisAndTheDatabase() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             Instant later = Instant.now().plus(Duration.ofDays(2));
@@ -115,6 +115,7 @@ class DelayTasksEndpointTests {
                 .andExpect(jsonPath("$.queues[0].taskType").value(NO_LISTENER))
                 .andExpect(jsonPath("$.queues[0].priority").value(0))
                 .andExpect(jsonPath("$.queues[0].listener").doesNotExist())
+                .andExpect(jsonPath("$.queues[0].name").doesNotExist())
                 .andExpect(jsonPath("$.queues[0].pending").value(2))
                 .andExpect(jsonPath("$.queues[0].dead").value(0))
                 .andExpect(jsonPath("$.queues[0].ready").value(0))
@@ -126,6 +127,7 @@ class DelayTasksEndpointTests {
                 .andExpect(jsonPath("$.queues[1].oldestReadyAge").value(startsWith("PT")))
                 .andExpect(jsonPath("$.queues[2].taskType").value(FAILING))
                 .andExpect(jsonPath("$.queues[2].listener").value(containsString("failing")))
+                .andExpect(jsonPath("$.queues[2].name").value("stock-check"))
                 .andExpect(jsonPath("$.queues[2].pending").value(0))
                 .andExpect(jsonPath("$.queues[2].dead").value(1))
                 .andExpect(jsonPath("$.queues[2].nextDueTime").doesNotExist())
@@ -267,6 +269,7 @@ class DelayTasksEndpointTests {
                 .andExpect(jsonPath("$.size").value(20))
                 .andExpect(jsonPath("$.tasks[0].taskId").value(second))
                 .andExpect(jsonPath("$.tasks[0].lastError").value(containsString("no stock")))
+                .andExpect(jsonPath("$.tasks[0].taskName").value("stock-check"))
                 .andExpect(jsonPath("$.tasks[1].taskId").value(first));
             mvc.perform(get("/actuator/delaytasks/dead").param("page", "1").param("size", "1"))
                 .andExpect(status().isOk())
@@ -641,7 +644,7 @@ class DelayTasksEndpointTests {
 
         final AtomicInteger failures = new AtomicInteger();
 
-        @DelayTaskListener(taskType = FAILING, maxAttempts = 1)
+        @DelayTaskListener(taskType = FAILING, name = "stock-check", maxAttempts = 1)
         void failing(DelayTask task) {
             this.failures.incrementAndGet();
             throw new IllegalStateException("no stock");

@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /**
  * Tests for {@link DelayTaskListenerAnnotationBeanPostProcessor} and the methods it finds.
@@ -105,6 +106,49 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
                 .getFailure()
                 .rootCause()
                 .hasMessageContaining("taskType -1"));
+    }
+
+    @Test
+    void aNameFromAPlaceholderNamesTheTaskTypeOfEveryPriorityAndShowsInItsMessages() {
+        this.contextRunner.withBean("named", Named.class)
+            .withPropertyValues("names.orders=order-timeout")
+            .run((context) -> {
+                DelayTaskListenerAnnotationBeanPostProcessor processor = context
+                    .getBean(DelayTaskListenerAnnotationBeanPostProcessor.class);
+                assertThat(processor.taskTypeNames()).containsExactly(entry(21, "order-timeout"));
+                assertThat(processor.endpoints()).filteredOn((endpoint) -> endpoint.queue().priority() == 0)
+                    .singleElement()
+                    .satisfies((endpoint) -> assertThat(endpoint.describe()).endsWith(".timeout (order-timeout)"));
+            });
+    }
+
+    @Test
+    void twoNamesOfOneTypeOrOneNameOfTwoTypesFailStartUpNamingBothListeners() {
+        this.contextRunner.withBean("named", Named.class)
+            .withBean("renamed", Renamed.class)
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining(Named.class.getName() + ".timeout")
+                .hasMessageContaining(Renamed.class.getName() + ".timeout")
+                .hasMessageContaining("name task type 21 twice"));
+        this.contextRunner.withBean("named", Named.class)
+            .withBean("sameName", SameName.class)
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("give task types 21 and 22 one name"));
+    }
+
+    @Test
+    void aNameThatIsNotOneFailsStartUpNamingTheMethodAndTheValue() {
+        this.contextRunner.withBean("named", Named.class)
+            .withPropertyValues("names.orders=order timeout")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining(Named.class.getName() + ".timeout")
+                .hasMessageContaining("has name '${names.orders:order-timeout}' ('order timeout')"));
     }
 
     @Test
@@ -293,6 +337,34 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
 
         @DelayTaskListener(taskType = -1)
         void handle(DelayTask task) {
+        }
+
+    }
+
+    static class Named {
+
+        @DelayTaskListener(taskType = 21, name = "${names.orders:order-timeout}")
+        void timeout() {
+        }
+
+        @DelayTaskListener(taskType = 21, priority = 1)
+        void urgentTimeout() {
+        }
+
+    }
+
+    static class Renamed {
+
+        @DelayTaskListener(taskType = 21, priority = 2, name = "unpaid-order")
+        void timeout() {
+        }
+
+    }
+
+    static class SameName {
+
+        @DelayTaskListener(taskType = 22, name = "order-timeout")
+        void timeout() {
         }
 
     }

@@ -70,7 +70,7 @@ public class OrderService {
      * task's JSON payload.
      * @param orderId the order's id
      */
-    @DelayTaskListener(taskType = TaskTypes.ORDER_TIMEOUT)
+    @DelayTaskListener(taskType = TaskTypes.ORDER_TIMEOUT, name = "order-timeout")
     public void cancelIfUnpaid(Long orderId) {
         if (this.orders.changeStatus(orderId, OrderStatus.UNPAID, OrderStatus.CANCELLED)) {
             logger.info("Order {} was not paid in time and is cancelled", orderId);

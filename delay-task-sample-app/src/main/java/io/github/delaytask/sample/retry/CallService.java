@@ -70,7 +70,7 @@ public class CallService {
      * Make one attempt of a call, then record it and, if it failed and attempts are left, schedule the next one.
      * @param attempt the call and the attempt's number, read from the task's JSON payload
      */
-    @DelayTaskListener(taskType = TaskTypes.CALL_ATTEMPT)
+    @DelayTaskListener(taskType = TaskTypes.CALL_ATTEMPT, name = "call-attempt")
     public void attempt(CallAttempt attempt) {
         Call call = this.calls.find(attempt.callId()).orElse(null);
         // A task can run twice (the app stopped after the attempt but before the starter marked the task executed):

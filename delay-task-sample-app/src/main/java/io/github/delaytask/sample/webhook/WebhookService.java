@@ -52,7 +52,8 @@ public class WebhookService {
      * Deliver one notification; a failure is thrown, so that the starter retries it with the back-off below.
      * @param notification read from the task's JSON payload
      */
-    @DelayTaskListener(taskType = TaskTypes.WEBHOOK, maxAttempts = MAX_ATTEMPTS, initialDelay = "1s", multiplier = 2)
+    @DelayTaskListener(taskType = TaskTypes.WEBHOOK, name = "webhook", maxAttempts = MAX_ATTEMPTS, initialDelay = "1s",
+            multiplier = 2)
     public void deliver(Notification notification) {
         this.partner.receive(notification);
     }
