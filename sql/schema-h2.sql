@@ -36,13 +36,16 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
     last_error   VARCHAR(2000) NULL,
     biz_key      VARCHAR(191)  NULL,
     -- when it became executed, cancelled or dead, epoch ms by the database clock; NULL while live
-    finished_at  BIGINT        NULL
+    finished_at  BIGINT        NULL,
+    -- of a dead task: the context its add carried (as taskinfo.trace_context), for its requeue
+    trace_context VARCHAR(1000) NULL
 );
 CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_status ON taskinfo_logs (status, task_id);
 CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_biz_key ON taskinfo_logs (biz_key);
 -- schemas of earlier versions lack the finishing time: added here (a change of the catalog only, no rewrite); rows
 -- finished before have none, and the purge goes by their execute_time
 ALTER TABLE taskinfo_logs ADD COLUMN IF NOT EXISTS finished_at BIGINT NULL;
+ALTER TABLE taskinfo_logs ADD COLUMN IF NOT EXISTS trace_context VARCHAR(1000) NULL;
 -- the purge's index: the oldest rows of a final status first; execute_time for the rows without a finishing time
 CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_finished ON taskinfo_logs (status, finished_at, execute_time);
 

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
     last_error   VARCHAR(2000) NULL,
     biz_key      VARBINARY(764) NULL,
     finished_at  BIGINT        NULL COMMENT 'when it became executed, cancelled or dead, epoch ms by the database clock; NULL while live',
+    trace_context VARCHAR(1000) NULL COMMENT 'of a dead task: the context its add carried, for its requeue',
     PRIMARY KEY (task_id),
     KEY idx_taskinfo_logs_status (status, task_id),
     KEY idx_taskinfo_logs_biz_key (biz_key),

@@ -37,7 +37,10 @@ CREATE TABLE IF NOT EXISTS taskinfo_logs (
     last_error   VARCHAR(2000) NULL,
     biz_key      VARCHAR(191)  NULL,
     -- when it became executed, cancelled or dead, epoch ms by the database clock; NULL while live
-    finished_at  BIGINT        NULL
+    finished_at  BIGINT        NULL,
+    -- of a dead task: the context its add carried (as taskinfo.trace_context), for its requeue. Optional: schemas of
+    -- earlier versions lack it, and a requeue then runs without it; added by hand (see the README)
+    trace_context VARCHAR(1000) NULL
 );
 CREATE INDEX IF NOT EXISTS idx_taskinfo_logs_status ON taskinfo_logs (status, task_id);
 -- partial, as above

@@ -16,8 +16,8 @@ import org.springframework.util.Assert;
  * Declare one as a bean (the starter collects every bean of this type), or list MDC keys in
  * {@code delay-task.context.mdc-keys}. The values are text, stored in the column {@code taskinfo.trace_context}
  * beside the trace context; the values of all propagators of a task take at most 744 characters there, and an add
- * whose context does not fit is refused rather than stored without it. A dead task that is requeued runs without the
- * context of its first add.
+ * whose context does not fit is refused rather than stored without it. A dead task that is requeued runs with the
+ * context of its first add, where the schema's {@code taskinfo_logs} has the column {@code trace_context}.
  */
 public interface TaskContextPropagator {
 

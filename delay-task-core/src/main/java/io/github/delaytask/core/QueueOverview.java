@@ -87,9 +87,9 @@ public class QueueOverview {
         this.nanoTime = nanoTime;
     }
 
-    /** The readable name of a task type, or null when no listener of this instance names it. */
-    public @Nullable String name(int taskType) {
-        return this.names.get().get(taskType);
+    /** The readable names this instance's listeners give task types, by type; one look for a whole page. */
+    public Map<Integer, String> names() {
+        return this.names.get();
     }
 
     /**
@@ -129,12 +129,12 @@ public class QueueOverview {
         for (QueueId queue : known) {
             QueueStats stats = this.queues.stats(queue);
             LiveTasks pending = live.get(queue);
-            summaries.add(new QueueSummary(queue.taskType(), named.get(queue.taskType()), queue.priority(),
-                    listening.get(queue),
+            summaries.add(new QueueSummary(queue.taskType(), queue.priority(), listening.get(queue),
                     this.queues.paused(queue), stats.future(), stats.ready(), stats.inFlight(),
                     (pending != null) ? pending.count() : 0, dead.getOrDefault(queue, 0L),
                     Duration.ofMillis(stats.oldestDueWaitMillis()),
-                    (pending != null) ? Instant.ofEpochMilli(pending.firstExecuteTime()) : null));
+                    (pending != null) ? Instant.ofEpochMilli(pending.firstExecuteTime()) : null,
+                    named.get(queue.taskType())));
         }
         return summaries;
     }
@@ -162,7 +162,6 @@ public class QueueOverview {
     /**
      * One queue.
      * @param taskType the task type
-     * @param name the task type's readable name, or {@code null} if no listener of this instance names it
      * @param priority the priority
      * @param listener the listener method of this instance, or {@code null} if it has none for the queue
      * @param paused whether claims of the queue are stopped, on every instance
@@ -174,10 +173,11 @@ public class QueueOverview {
      * @param oldestReadyAge how long the oldest due task not claimed has waited past its execute time
      * @param nextDueTime the earliest execute time of the live tasks, or {@code null} if there are none; in the past
      * when tasks are late
+     * @param name the task type's readable name, or {@code null} if no listener of this instance names it
      */
-    public record QueueSummary(int taskType, @Nullable String name, int priority, @Nullable String listener, boolean paused, long future,
+    public record QueueSummary(int taskType, int priority, @Nullable String listener, boolean paused, long future,
             long ready, long inflight, long pending, long dead, Duration oldestReadyAge,
-            @Nullable Instant nextDueTime) {
+            @Nullable Instant nextDueTime, @Nullable String name) {
     }
 
 }

@@ -120,10 +120,11 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         if (!StringUtils.hasText(resolved)) {
             return null;
         }
-        if (!resolved.matches("[A-Za-z0-9._-]{1,64}")) {
+        // a letter at least: a number would read as the number of another type, which stands where none is known
+        if (!resolved.matches("[A-Za-z0-9._-]{1,64}") || !resolved.matches(".*[A-Za-z].*")) {
             throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has name '"
                     + value + "'" + (value.equals(resolved) ? "" : " ('" + resolved + "')") + "; a name is 1 to 64 "
-                    + "letters, digits, '.', '_' or '-'");
+                    + "letters, digits, '.', '_' or '-', with a letter among them");
         }
         return resolved;
     }
@@ -209,10 +210,16 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         return names;
     }
 
-    /** The endpoints found so far. */
+    /** The endpoints found so far, each with the name of its task type, whichever of the type's listeners gave it. */
     List<ListenerEndpoint> endpoints() {
+        Map<Integer, String> names = taskTypeNames();
         synchronized (this.endpoints) {
-            return new ArrayList<>(this.endpoints.values());
+            List<ListenerEndpoint> found = new ArrayList<>(this.endpoints.size());
+            for (ListenerEndpoint endpoint : this.endpoints.values()) {
+                String name = names.get(endpoint.queue().taskType());
+                found.add((endpoint.name() == null && name != null) ? endpoint.withName(name) : endpoint);
+            }
+            return found;
         }
     }
 

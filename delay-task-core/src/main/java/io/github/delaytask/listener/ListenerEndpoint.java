@@ -24,6 +24,12 @@ record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method meth
         this(queue, bean, beanName, method, RetryOverrides.NONE, 0, null, null);
     }
 
+    /** The same listener with its type's name, which another listener of the type gave. */
+    ListenerEndpoint withName(String typeName) {
+        return new ListenerEndpoint(this.queue, this.bean, this.beanName, this.method, this.retry, this.concurrency,
+                this.timeout, typeName);
+    }
+
     /** The longest run of its handler: its own, or the given default. */
     java.time.Duration timeout(java.time.Duration defaultTimeout) {
         return (this.timeout != null) ? this.timeout : defaultTimeout;

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -155,7 +156,11 @@ public class DelayTasksEndpoint {
     }
 
     private TaskDescriptor describe(TaskDetails task, boolean parameters) {
-        return TaskDescriptor.of(task, this.overview.name(task.taskType()), parameters);
+        return describe(task, parameters, this.overview.names());
+    }
+
+    private static TaskDescriptor describe(TaskDetails task, boolean parameters, Map<Integer, String> names) {
+        return TaskDescriptor.of(task, names.get(task.taskType()), parameters);
     }
 
     private static long taskId(String id) {
@@ -185,9 +190,10 @@ public class DelayTasksEndpoint {
         int number = (page != null) ? page : 0;
         int perPage = (size != null) ? size : DEFAULT_PAGE_SIZE;
         boolean parameters = showsParameters(securityContext);
+        Map<Integer, String> names = this.overview.names();
         List<TaskDescriptor> tasks = this.service.findDeadTasksNewestFirst(number, perPage, parameters)
             .stream()
-            .map((task) -> describe(task, parameters))
+            .map((task) -> describe(task, parameters, names))
             .toList();
         return new DeadTasksDescriptor(number, perPage, tasks);
     }
@@ -387,7 +393,6 @@ public class DelayTasksEndpoint {
      * What the database holds of a task.
      * @param taskId the id
      * @param taskType the task type
-     * @param taskName the task type's readable name, or {@code null} if no listener of this instance names it
      * @param priority the priority
      * @param executeTime when it is or was due
      * @param status its status
@@ -395,15 +400,17 @@ public class DelayTasksEndpoint {
      * @param lastError the error of its last failed run, or {@code null}
      * @param bizKey its business key, or {@code null}
      * @param parameters its parameters, or {@code null} (none, or not shown to the caller); base64 in JSON
+     * @param taskName the task type's readable name, or {@code null} if no listener of this instance names it
      */
-    public record TaskDescriptor(long taskId, int taskType, @Nullable String taskName, int priority,
-            Instant executeTime, TaskStatus status, int attempts, @Nullable String lastError, @Nullable String bizKey,
-            byte @org.jspecify.annotations.Nullable [] parameters) implements OperationResponseBody {
+    public record TaskDescriptor(long taskId, int taskType, int priority, Instant executeTime, TaskStatus status,
+            int attempts, @Nullable String lastError, @Nullable String bizKey,
+            byte @org.jspecify.annotations.Nullable [] parameters, @Nullable String taskName)
+            implements OperationResponseBody {
 
         static TaskDescriptor of(TaskDetails task, @Nullable String taskName, boolean withParameters) {
-            return new TaskDescriptor(task.taskId(), task.taskType(), taskName, task.priority(), task.executeTime(),
+            return new TaskDescriptor(task.taskId(), task.taskType(), task.priority(), task.executeTime(),
                     task.status(), task.attempts(), task.lastError(), task.bizKey(),
-                    withParameters ? task.parameters() : null);
+                    withParameters ? task.parameters() : null, taskName);
         }
 
     }

@@ -43,6 +43,8 @@ public abstract class AbstractContextPropagationTests {
 
     static final int FAILS_ONCE = 62;
 
+    static final int DIES_ONCE = 63;
+
     private TestBackend backend;
 
     private ApplicationContextRunner runner;
@@ -110,6 +112,59 @@ public abstract class AbstractContextPropagationTests {
             await().atMost(Duration.ofSeconds(5)).until(() -> service.findTask(failsOnce)
                 .map((task) -> task.status() == TaskStatus.EXECUTED).orElse(false));
         }));
+    }
+
+    @Test
+    void aDeadTaskRequeuedRunsWithTheContextOfItsFirstAdd() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Tenants tenants = context.getBean(Tenants.class);
+            long id;
+            tenants.set("7");
+            try {
+                id = service.addTask(DelayTask.builder(DIES_ONCE).build());
+            }
+            finally {
+                tenants.set(null);
+            }
+            await().atMost(Duration.ofSeconds(15)).until(() -> service.findTask(id)
+                .map((task) -> task.status() == TaskStatus.DEAD).orElse(false));
+            // requeued by an operator's thread, which has no tenant
+            assertThat(service.requeueTask(id)).isTrue();
+            Handlers handlers = context.getBean(Handlers.class);
+            await().atMost(Duration.ofSeconds(15)).until(() -> handlers.runsOf(id).size() == 2);
+            assertThat(handlers.runsOf(id)).extracting(Run::tenant).containsExactly("7", "7");
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.findTask(id)
+                .map((task) -> task.status() == TaskStatus.EXECUTED).orElse(false));
+        });
+    }
+
+    @Test
+    void onASchemaWhoseLogLacksTheColumnADeadTaskIsStillRequeuedAndRunsWithoutItsContext() {
+        try {
+            this.backend.execute("ALTER TABLE taskinfo_logs DROP COLUMN trace_context");
+            this.runner.withPropertyValues("delay-task.jdbc.initialize-schema=never").run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                Tenants tenants = context.getBean(Tenants.class);
+                long id;
+                tenants.set("7");
+                try {
+                    id = service.addTask(DelayTask.builder(DIES_ONCE).build());
+                }
+                finally {
+                    tenants.set(null);
+                }
+                await().atMost(Duration.ofSeconds(15)).until(() -> service.findTask(id)
+                    .map((task) -> task.status() == TaskStatus.DEAD).orElse(false));
+                assertThat(service.requeueTask(id)).isTrue();
+                Handlers handlers = context.getBean(Handlers.class);
+                await().atMost(Duration.ofSeconds(15)).until(() -> handlers.runsOf(id).size() == 2);
+                assertThat(handlers.runsOf(id)).extracting(Run::tenant).containsExactly("7", null);
+            });
+        }
+        finally {
+            this.backend.execute("ALTER TABLE taskinfo_logs ADD COLUMN trace_context VARCHAR(1000) NULL");
+        }
     }
 
     @Test
@@ -232,6 +287,13 @@ public abstract class AbstractContextPropagationTests {
         @DelayTaskListener(taskType = ORDER_TIMEOUT)
         void orderTimeout(DelayTask task) {
             record(task);
+        }
+
+        @DelayTaskListener(taskType = DIES_ONCE, maxAttempts = 1)
+        void diesOnce(DelayTask task) {
+            if (record(task) == 1) {
+                throw new IllegalStateException("partner down for good");
+            }
         }
 
         @DelayTaskListener(taskType = FAILS_ONCE, maxAttempts = 2)

@@ -13,6 +13,7 @@ import brave.sampler.Sampler;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskStatus;
 import io.github.delaytask.testsupport.TestBackend;
 import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -212,6 +213,36 @@ public abstract class AbstractObservationTests {
                 assertThat(timer.count()).isEqualTo(2);
             });
         });
+    }
+
+    @Test
+    void aDeadTaskRequeuedByAThreadOutsideTheTraceContinuesTheTraceOfItsAdd() {
+        this.runner.run((context) -> {
+            Tracer tracer = context.getBean(Tracer.class);
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Span request = tracer.nextSpan().name("request").start();
+            long id;
+            try (Tracer.SpanInScope scope = tracer.withSpan(request)) {
+                id = service.addTask(DelayTask.builder(FAILING).build());
+            }
+            finally {
+                request.end();
+            }
+            await().atMost(Duration.ofSeconds(15))
+                .until(() -> service.findTask(id).orElseThrow().status() == TaskStatus.DEAD);
+            assertThat(service.requeueTask(id)).isTrue();
+            Spans spans = context.getBean(Spans.class);
+            await().atMost(Duration.ofSeconds(15)).until(() -> runsOf(spans, id).size() >= 3);
+            assertThat(runsOf(spans, id)).extracting(MutableSpan::traceId)
+                .containsOnly(request.context().traceId());
+        });
+    }
+
+    private static List<MutableSpan> runsOf(Spans spans, long id) {
+        return spans.allNamed("delaytask listener")
+            .stream()
+            .filter((span) -> Long.toString(id).equals(span.tag("task.id")))
+            .toList();
     }
 
     @Test

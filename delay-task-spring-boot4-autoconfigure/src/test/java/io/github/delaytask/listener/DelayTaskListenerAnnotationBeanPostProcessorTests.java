@@ -116,9 +116,10 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
                 DelayTaskListenerAnnotationBeanPostProcessor processor = context
                     .getBean(DelayTaskListenerAnnotationBeanPostProcessor.class);
                 assertThat(processor.taskTypeNames()).containsExactly(entry(21, "order-timeout"));
-                assertThat(processor.endpoints()).filteredOn((endpoint) -> endpoint.queue().priority() == 0)
-                    .singleElement()
-                    .satisfies((endpoint) -> assertThat(endpoint.describe()).endsWith(".timeout (order-timeout)"));
+                assertThat(processor.endpoints()).extracting(ListenerEndpoint::describe)
+                    .containsExactlyInAnyOrder(
+                            "'named' method " + Named.class.getName() + ".timeout (order-timeout)",
+                            "'named' method " + Named.class.getName() + ".urgentTimeout (order-timeout)");
             });
     }
 
@@ -141,7 +142,7 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
     }
 
     @Test
-    void aNameThatIsNotOneFailsStartUpNamingTheMethodAndTheValue() {
+    void aNameThatIsNotOneOrIsANumberFailsStartUpNamingTheMethodAndTheValue() {
         this.contextRunner.withBean("named", Named.class)
             .withPropertyValues("names.orders=order timeout")
             .run((context) -> assertThat(context).hasFailed()
@@ -149,6 +150,13 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
                 .rootCause()
                 .hasMessageContaining(Named.class.getName() + ".timeout")
                 .hasMessageContaining("has name '${names.orders:order-timeout}' ('order timeout')"));
+        this.contextRunner.withBean("named", Named.class)
+            .withPropertyValues("names.orders=22")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("('22')")
+                .hasMessageContaining("with a letter among them"));
     }
 
     @Test

@@ -23,6 +23,9 @@ import io.github.delaytask.store.Finishes;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
@@ -47,6 +50,8 @@ import org.springframework.util.Assert;
  * MyBatis would not see that write.
  */
 public class MybatisTaskStore implements TaskStore {
+
+    private static final Log logger = LogFactory.getLog(MybatisTaskStore.class);
 
     private static final String MISSING_STORE_ID = "The delay-task schema has no store id (table taskinfo_store, "
             + "which schemas of earlier versions lack): create it with the last statements of the schema script for your database (see the "
@@ -91,6 +96,12 @@ public class MybatisTaskStore implements TaskStore {
 
     /** Chosen on first use, not in the constructor, which must not reach the database. */
     private volatile DatabaseStatements statements;
+
+    /**
+     * Whether taskinfo_logs keeps a dead task's carried context for its requeue; found out on first use, as the
+     * column is optional (schemas of earlier versions lack it, and then a requeue runs without the context).
+     */
+    private volatile @Nullable Boolean logsKeepContext;
 
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
             JdbcTemplate jdbc, IdentifierGenerator ids) {
@@ -324,10 +335,15 @@ public class MybatisTaskStore implements TaskStore {
             change.setStatus(TaskStatus.SCHEDULED.code());
             change.setAttempts(0);
             change.setExecuteTime(executeTime);
+            boolean keepsContext = logsKeepContext();
+            // the context its first add carried, which its death kept: read before the log lets it go
+            String carried = keepsContext ? this.jdbc.queryForObject("SELECT trace_context FROM taskinfo_logs "
+                    + "WHERE task_id = ?", String.class, taskId) : null;
             // the status too, not only the version: a discard of the dead task in between must win without
             // MyBatis-Plus's optimistic lock as well
             if (this.logs.update(change, Wrappers.<TaskInfoLog>update()
                 .setSql("finished_at = NULL")
+                .setSql(keepsContext, "trace_context = NULL")
                 .eq("task_id", taskId)
                 .eq("status", TaskStatus.DEAD.code())) == 0) {
                 return null;
@@ -339,6 +355,7 @@ public class MybatisTaskStore implements TaskStore {
             row.setExecuteTime(executeTime);
             row.setParameters(log.getParameters());
             row.setBizKey(log.getBizKey());
+            row.setTraceContext(carried);
             // above every version the task had before, so that no consumer of an earlier run can finish this one
             row.setVersion(log.getVersion() + 1);
             row.setAttempts(0);
@@ -412,10 +429,32 @@ public class MybatisTaskStore implements TaskStore {
             if (deleted == 0) {
                 return false;
             }
-            updateLog(claimed.taskId(), status, claimed.attempt(), claimed.version(), error);
+            // claims read the context only on an instance that carries it (traced)
+            updateLog(claimed.taskId(), status, claimed.attempt(), claimed.version(), error,
+                    (status == TaskStatus.DEAD && claimed.traceContext() != null && logsKeepContext())
+                            ? claimed.traceContext() : null);
             return true;
         });
         return Boolean.TRUE.equals(finished);
+    }
+
+    /**
+     * Whether both tables have the column: a requeue then takes a dead task's context back, also on an instance that
+     * carries none itself (an operator's), as the column of taskinfo is known to be there.
+     */
+    private boolean logsKeepContext() {
+        Boolean keep = this.logsKeepContext;
+        if (keep == null) {
+            Set<String> logColumns = columnsOf("taskinfo_logs");
+            Set<String> taskColumns = columnsOf("taskinfo");
+            if (logColumns == null || taskColumns == null) {
+                // no tables yet: asked again once there are
+                return false;
+            }
+            keep = logColumns.contains("trace_context") && taskColumns.contains("trace_context");
+            this.logsKeepContext = keep;
+        }
+        return keep;
     }
 
     @Override
@@ -489,7 +528,7 @@ public class MybatisTaskStore implements TaskStore {
                 if (deleted == 0) {
                     return false;
                 }
-                updateLog(taskId, TaskStatus.CANCELLED, row.attempts(), row.version(), null);
+                updateLog(taskId, TaskStatus.CANCELLED, row.attempts(), row.version(), null, null);
                 return true;
             });
             if (Boolean.TRUE.equals(cancelled)) {
@@ -506,7 +545,14 @@ public class MybatisTaskStore implements TaskStore {
         // it), and one of an id that is not there locks the gap where new tasks' logs go
         List<Integer> status = this.jdbc.queryForList("SELECT status FROM taskinfo_logs WHERE task_id = ?",
                 Integer.class, taskId);
-        return status.size() == 1 && status.get(0) == TaskStatus.DEAD.code() && statements().cancelDead(taskId);
+        if (status.size() != 1 || status.get(0) != TaskStatus.DEAD.code() || !statements().cancelDead(taskId)) {
+            return false;
+        }
+        if (logsKeepContext()) {
+            // a discarded task is not requeued: its tenant or user need not stay in the history until the purge
+            this.jdbc.update("UPDATE taskinfo_logs SET trace_context = NULL WHERE task_id = ?", taskId);
+        }
+        return true;
     }
 
     @Override
@@ -560,6 +606,12 @@ public class MybatisTaskStore implements TaskStore {
             if (columns != null && !columns.contains("trace_context")) {
                 throw new IllegalStateException(MISSING_TRACE_CONTEXT);
             }
+            if (!logsKeepContext() && columnsOf("taskinfo_logs") != null) {
+                logger.info("The delay-task schema has no column taskinfo_logs.trace_context (schemas of earlier "
+                        + "versions lack it): a dead task that is requeued runs without the context its add "
+                        + "carried, and starts a trace of its own. Add it with the statement of the README "
+                        + "('Upgrading a schema created by an earlier version') to keep it");
+            }
         }
     }
 
@@ -604,11 +656,16 @@ public class MybatisTaskStore implements TaskStore {
      * version the task's row had, so that a requeued task starts above them too: an old consumer's acknowledgement
      * can never match a claim of the requeued task.
      */
-    private void updateLog(long taskId, TaskStatus status, int attempts, int taskVersion, String error) {
+    /**
+     * @param carried the context the task carried, kept for a requeue of a dead task; null to leave the column alone
+     */
+    private void updateLog(long taskId, TaskStatus status, int attempts, int taskVersion, String error,
+            @Nullable String carried) {
         this.logs.update(null, Wrappers.<TaskInfoLog>update()
             .set("status", status.code())
             .set("attempts", attempts)
             .set("last_error", error)
+            .set(carried != null, "trace_context", carried)
             .setSql("version = GREATEST(version, " + taskVersion + ") + 1")
             .setSql("finished_at = (" + statements().clockExpression() + ")")
             .eq("task_id", taskId));

@@ -1,6 +1,7 @@
 package io.github.delaytask.store.mybatis;
 
 import com.baomidou.mybatisplus.annotation.IdType;
+import com.baomidou.mybatisplus.annotation.TableField;
 import com.baomidou.mybatisplus.annotation.TableId;
 import com.baomidou.mybatisplus.annotation.TableName;
 import com.baomidou.mybatisplus.annotation.Version;
@@ -30,6 +31,10 @@ public class TaskInfo {
     private Long leaseUntil;
 
     private String bizKey;
+
+    /** Written only when set (a requeue that has it), never read through the entity: the column is optional. */
+    @TableField(select = false)
+    private String traceContext;
 
     public Long getTaskId() {
         return this.taskId;
@@ -101,6 +106,14 @@ public class TaskInfo {
 
     public void setBizKey(String bizKey) {
         this.bizKey = bizKey;
+    }
+
+    public String getTraceContext() {
+        return this.traceContext;
+    }
+
+    public void setTraceContext(String traceContext) {
+        this.traceContext = traceContext;
     }
 
 }
