@@ -305,11 +305,10 @@ final class Dispatcher implements Runnable {
 
     /** When a queue needs its next claim, after one that asked for {@code asked} tasks. */
     private long nextLook(long now, int asked, TaskBroker.Batch batch) {
-        if (batch.paused()) {
-            // a resume wakes every instance up; one whose wake-up is lost sees it at its next look
-            return now + this.idleLookNanos;
-        }
-        if (batch.taken() >= asked) {
+        // a resume wakes every instance up (one whose wake-up is lost sees it at its next look); while paused, due
+        // work still moves to the ready set when it falls due, where the queue's meters and the dashboard count it,
+        // also that of a task scheduled before this claim, whose own look this claim took
+        if (!batch.paused() && batch.taken() >= asked) {
             return now; // more may be due
         }
         if (batch.nextDueInMillis() >= 0) {

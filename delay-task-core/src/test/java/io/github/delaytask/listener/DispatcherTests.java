@@ -128,12 +128,25 @@ class DispatcherTests {
     @Test
     void aPausedQueueIsLookedAtAgainOnlyAfterTheIdleLookUnlessItsResumeIsHeard() throws InterruptedException {
         listen(ORDERS);
-        this.broker.answer(ORDERS, (count) -> new TaskBroker.Batch(List.of(), 0, 0, true));
+        this.broker.answer(ORDERS, (count) -> new TaskBroker.Batch(List.of(), 0, -1, true));
         assertThat(this.dispatcher.round() - this.nanos.get()).isEqualTo(IDLE_LOOK.toNanos());
         // a resume announces the queue as due now
         this.dispatcher.scheduled(ORDERS, this.wallMillis.get());
         this.dispatcher.round();
         assertThat(this.broker.calls).hasSize(2);
+    }
+
+    @Test
+    void aPausedQueueIsLookedAtWhenItsNextTaskFallsDueAlsoWhenThatTaskWasScheduledBeforeTheClaim()
+            throws InterruptedException {
+        listen(ORDERS);
+        this.dispatcher.round();
+        // scheduled, then a claim sooner than it (a wake-up of the queue) finds the queue paused: the task's own look
+        // went with that claim, and only the claim's answer knows of it
+        this.dispatcher.scheduled(ORDERS, this.wallMillis.get() + 100);
+        this.dispatcher.scheduled(ORDERS, this.wallMillis.get());
+        this.broker.answer(ORDERS, (count) -> new TaskBroker.Batch(List.of(), 0, 100, true));
+        assertThat(this.dispatcher.round() - this.nanos.get()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
     }
 
     @Test
