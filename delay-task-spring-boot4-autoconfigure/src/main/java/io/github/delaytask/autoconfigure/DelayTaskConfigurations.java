@@ -54,6 +54,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -222,9 +223,23 @@ final class DelayTaskConfigurations {
             SqlSessionTemplate sessions = MybatisSetup.sqlSessions(dataSource, ids);
             TransactionTemplate transactions = new TransactionTemplate(
                     StoreDataSource.transactionManager(dataSource, transactionManager.getIfUnique()));
+            DelayTaskProperties.Jdbc jdbc = properties.getJdbc();
             return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
                     sessions.getMapper(TaskInfoLogMapper.class), transactions, new JdbcTemplate(dataSource), ids,
-                    observations.enabled() || contexts.any());
+                    observations.enabled() || contexts.any(), () -> validateSchema(jdbc, dataSource),
+                    properties.getRedis().getKeyPrefix() == null);
+        }
+
+        /** As set, or when the starter's own script does not make the schema: asked at start, it may connect. */
+        private static boolean validateSchema(DelayTaskProperties.Jdbc jdbc, DataSource dataSource) {
+            if (jdbc.getValidateSchema() != null) {
+                return jdbc.getValidateSchema();
+            }
+            return switch (jdbc.getInitializeSchema()) {
+                case ALWAYS -> false;
+                case EMBEDDED -> !EmbeddedDatabaseConnection.isEmbedded(dataSource);
+                case NEVER -> true;
+            };
         }
 
         @Bean

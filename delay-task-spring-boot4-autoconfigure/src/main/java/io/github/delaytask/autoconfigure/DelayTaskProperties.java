@@ -260,6 +260,13 @@ public class DelayTaskProperties {
          */
         private @Nullable String dataSource;
 
+        /**
+         * Whether to check at start-up that the schema has every table, column and index the starter uses, and
+         * fail naming each one missing and the statement that adds it. By default, only when the starter does not
+         * run its own schema script (initialize-schema is never, or embedded on a database that is not embedded).
+         */
+        private @Nullable Boolean validateSchema;
+
         public DatabaseInitializationMode getInitializeSchema() {
             return this.initializeSchema;
         }
@@ -290,6 +297,14 @@ public class DelayTaskProperties {
 
         public void setDataSource(@Nullable String dataSource) {
             this.dataSource = dataSource;
+        }
+
+        public @Nullable Boolean getValidateSchema() {
+            return this.validateSchema;
+        }
+
+        public void setValidateSchema(@Nullable Boolean validateSchema) {
+            this.validateSchema = validateSchema;
         }
 
         public boolean isGroupAdds() {

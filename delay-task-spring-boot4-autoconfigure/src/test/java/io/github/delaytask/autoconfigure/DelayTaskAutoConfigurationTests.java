@@ -238,7 +238,8 @@ class DelayTaskAutoConfigurationTests {
             .withPropertyValues("delay-task.preload-window=10m", "delay-task.reload-interval=30s",
                     "delay-task.lease=2m", "delay-task.listener.concurrency=4", "delay-task.listener.poll-interval=20ms",
                     "delay-task.retry.max-attempts=5", "delay-task.max-parameters-size=1MB",
-                    "delay-task.jdbc.initialize-schema=never", "delay-task.jdbc.group-adds=false",
+                    "delay-task.jdbc.initialize-schema=never", "delay-task.jdbc.validate-schema=false",
+                    "delay-task.jdbc.group-adds=false",
                     "delay-task.lock.lock-at-least-for=5s", "delay-task.history.retention=90d",
                     "delay-task.history.dead-retention=365d", "delay-task.history.purge-interval=15m",
                     "delay-task.history.purge-enabled=false")
@@ -252,6 +253,7 @@ class DelayTaskAutoConfigurationTests {
                 assertThat(properties.getRetry().getMaxAttempts()).isEqualTo(5);
                 assertThat(properties.getMaxParametersSize().toBytes()).isEqualTo(1024 * 1024);
                 assertThat(properties.getJdbc().getInitializeSchema().name()).isEqualTo("NEVER");
+                assertThat(properties.getJdbc().getValidateSchema()).isFalse();
                 assertThat(properties.getJdbc().isGroupAdds()).isFalse();
                 assertThat(properties.getLock().getLockAtLeastFor()).isEqualTo(Duration.ofSeconds(5));
                 assertThat(properties.getHistory().getRetention()).isEqualTo(Duration.ofDays(90));

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.function.BooleanSupplier;
 
 import com.baomidou.mybatisplus.core.conditions.query.QueryWrapper;
 import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
@@ -30,6 +31,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.RowCallbackHandler;
@@ -63,6 +65,13 @@ public class MybatisTaskStore implements TaskStore {
             + "the statements of the README ('Upgrading a schema created by an earlier version'), or let the starter "
             + "run the schema script (delay-task.jdbc.initialize-schema=always; PostgreSQL and H2 only)";
 
+    private static final String MISSING_SCHEMA = "The delay-task schema lacks ";
+
+    private static final String MISSING_SCHEMA_FIX = ". The starter's scripts create all of it (sql/schema-<platform>"
+            + ".sql, in its jar under META-INF/delay-task/sql/; delay-task.jdbc.initialize-schema=always runs them), "
+            + "and the README ('Upgrading a schema created by an earlier version') gives the statements for a schema "
+            + "of an earlier version. delay-task.jdbc.validate-schema=false starts without this check";
+
     private static final String MISSING_TRACE_CONTEXT = "The delay-task schema has no column taskinfo.trace_context, "
             + "which stores the context each add carries to its handler while delay-task.observation.enabled is true "
             + "or the application carries context (delay-task.context.mdc-keys, TaskContextPropagator beans); "
@@ -94,6 +103,10 @@ public class MybatisTaskStore implements TaskStore {
 
     private final boolean traced;
 
+    private final BooleanSupplier validateSchema;
+
+    private final boolean storeTable;
+
     /** Chosen on first use, not in the constructor, which must not reach the database. */
     private volatile DatabaseStatements statements;
 
@@ -114,6 +127,21 @@ public class MybatisTaskStore implements TaskStore {
      */
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
             JdbcTemplate jdbc, IdentifierGenerator ids, boolean traced) {
+        this(tasks, logs, transactions, jdbc, ids, traced, () -> false, false);
+    }
+
+    /**
+     * @param traced whether adds store and claims read the context of {@link NewTask#traceContext()} (a trace's, the
+     * application's), in the column {@code taskinfo.trace_context}, which a schema needs only then
+     * @param validateSchema whether {@link #checkSchema()} names every table, column and index the schema lacks;
+     * asked then, not before
+     * @param storeTable whether the schema needs {@code taskinfo_store}, whose id the Redis keys start with
+     */
+    public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
+            JdbcTemplate jdbc, IdentifierGenerator ids, boolean traced, BooleanSupplier validateSchema,
+            boolean storeTable) {
+        this.validateSchema = validateSchema;
+        this.storeTable = storeTable;
         this.traced = traced;
         this.tasks = tasks;
         this.logs = logs;
@@ -611,6 +639,14 @@ public class MybatisTaskStore implements TaskStore {
                         + "versions lack it): a dead task that is requeued runs without the context its add "
                         + "carried, and starts a trace of its own. Add it with the statement of the README "
                         + "('Upgrading a schema created by an earlier version') to keep it");
+            }
+        }
+        // after the checks of single columns, whose messages say more of them
+        if (this.validateSchema.getAsBoolean()) {
+            List<String> missing = this.statementsJdbc.execute((ConnectionCallback<List<String>>) (connection) ->
+                    SchemaCheck.missing(connection, this::columnsOf, this.traced, this.storeTable));
+            if (missing != null && !missing.isEmpty()) {
+                throw new IllegalStateException(MISSING_SCHEMA + String.join("; ", missing) + MISSING_SCHEMA_FIX);
             }
         }
     }
