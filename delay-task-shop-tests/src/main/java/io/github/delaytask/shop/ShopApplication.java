@@ -9,14 +9,17 @@ import io.github.delaytask.TaskContextPropagator;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.LongValue;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 
 /**
  * A MyBatis-Plus shop's application: dynamic-datasource routes between a {@code master} and a {@code slave}, its
- * services switch with {@code @DS}, and its {@link MybatisPlusInterceptor} has a strict tenant line (it throws when
- * the thread has no tenant), pagination and block attack. Its tasks carry the tenant of the thread that adds them.
+ * services switch with {@code @DS}, and its {@link MybatisPlusInterceptor} has a tenant line, pagination and block
+ * attack. The tenant line's handler is strict (it throws when the thread has no tenant), or with
+ * {@code shop.tenant-handler=default} falls back to a default tenant, the two shapes such handlers take. Its tasks
+ * carry the tenant of the thread that adds them.
  */
 @SpringBootApplication
 public class ShopApplication {
@@ -25,18 +28,22 @@ public class ShopApplication {
         SpringApplication.run(ShopApplication.class, args);
     }
 
+    /** The tenant of requests that carry none, where the handler falls back to one. */
+    static final long DEFAULT_TENANT = 1;
+
     @Bean
-    MybatisPlusInterceptor mybatisPlusInterceptor() {
+    MybatisPlusInterceptor mybatisPlusInterceptor(@Value("${shop.tenant-handler:strict}") String tenantHandler) {
+        boolean strict = !tenantHandler.equals("default");
         MybatisPlusInterceptor interceptor = new MybatisPlusInterceptor();
         interceptor.addInnerInterceptor(new TenantLineInnerInterceptor(new TenantLineHandler() {
 
             @Override
             public Expression getTenantId() {
                 Long tenant = ShopTenant.current();
-                if (tenant == null) {
+                if (tenant == null && strict) {
                     throw new IllegalStateException("no tenant");
                 }
-                return new LongValue(tenant);
+                return new LongValue((tenant != null) ? tenant : DEFAULT_TENANT);
             }
 
         }));

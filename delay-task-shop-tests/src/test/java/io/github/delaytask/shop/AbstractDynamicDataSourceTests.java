@@ -3,20 +3,27 @@ package io.github.delaytask.shop;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 
+import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.actuate.DelayTasksEndpoint;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import redis.embedded.RedisServer;
 
 import org.springframework.boot.WebApplicationType;
@@ -161,6 +168,100 @@ abstract class AbstractDynamicDataSourceTests {
             }
             assertThat(this.databases.count("master", "SELECT COUNT(*) FROM shop_order")).isEqualTo(2);
         });
+    }
+
+    @ParameterizedTest(name = "tenant handler: {0}")
+    @ValueSource(strings = { "strict", "default" })
+    void theWholeContractWorksUnderTheShopsPluginsAndDataSources(String tenantHandler) {
+        run((shop) -> {
+            DelayTaskService tasks = shop.getBean(DelayTaskService.class);
+            ShopContract contract = shop.getBean(ShopContract.class);
+            long cancelled;
+            long keyed;
+            long moved;
+            long failing;
+            // a request of tenant 7 adds, and cancels one of its tasks
+            ShopTenant.set(7L);
+            try {
+                cancelled = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).delay(Duration.ofMillis(300)).build());
+                keyed = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).delay(Duration.ofMillis(300))
+                    .bizKey("notice-7-a").build());
+                moved = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).delay(Duration.ofHours(1))
+                    .bizKey("notice-7-b").build());
+                failing = tasks.addTask(DelayTask.builder(ShopContract.PARTNER_CALL).build());
+                assertThat(tasks.cancelTask(cancelled)).as("cancel by id").isTrue();
+            }
+            finally {
+                ShopTenant.set(null);
+            }
+            // a callback without a tenant cancels, finds and reschedules by key
+            assertThat(tasks.cancelTask("notice-7-a")).as("cancel by key").isTrue();
+            assertThat(tasks.findTask("notice-7-b")).as("find by key").get()
+                .extracting(TaskDetails::taskId).isEqualTo(moved);
+            assertThat(tasks.rescheduleTask(moved, Instant.now().plusMillis(500))).as("reschedule").isTrue();
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(shop, moved) == TaskStatus.EXECUTED);
+            assertThat(contract.noticeTenants(moved)).as("ran once, for its tenant").containsExactly(7L);
+            assertThat(contract.noticeTenants(cancelled)).isEmpty();
+            assertThat(contract.noticeTenants(keyed)).isEmpty();
+            assertThat(status(shop, cancelled)).isEqualTo(TaskStatus.CANCELLED);
+            assertThat(status(shop, keyed)).isEqualTo(TaskStatus.CANCELLED);
+
+            // retries to DEAD, heard as an event, requeued, dead again, discarded
+            await().atMost(Duration.ofSeconds(15)).until(() -> status(shop, failing) == TaskStatus.DEAD);
+            assertThat(contract.partnerFailures(failing)).isEqualTo(2);
+            assertThat(tasks.findTask(failing).orElseThrow().lastError()).contains("partner down");
+            await().atMost(Duration.ofSeconds(5)).until(() -> contract.deaths()
+                .stream()
+                .anyMatch((death) -> death.task().taskId() == failing));
+            assertThat(tasks.requeueTask(failing)).as("requeue").isTrue();
+            await().atMost(Duration.ofSeconds(15))
+                .until(() -> contract.partnerFailures(failing) == 4 && status(shop, failing) == TaskStatus.DEAD);
+            assertThat(tasks.cancelTask(failing)).as("discard the dead task").isTrue();
+            assertThat(status(shop, failing)).isEqualTo(TaskStatus.CANCELLED);
+
+            // a paused queue holds its due task until resumed
+            assertThat(tasks.pauseQueue(ShopContract.NOTICE, 0)).isTrue();
+            long held;
+            ShopTenant.set(8L);
+            try {
+                held = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).build());
+            }
+            finally {
+                ShopTenant.set(null);
+            }
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> contract.noticeTenants(held).isEmpty());
+            assertThat(tasks.resumeQueue(ShopContract.NOTICE, 0)).isTrue();
+            await().atMost(Duration.ofSeconds(15)).until(() -> contract.noticeTenants(held).equals(List.of(8L)));
+
+            // the endpoint an operator reads
+            assertThat(shop.getBean(DelayTasksEndpoint.class).delayTasks().queues())
+                .anySatisfy((queue) -> {
+                    assertThat(queue.taskType()).isEqualTo(ShopContract.NOTICE);
+                    assertThat(queue.name()).isEqualTo("notice");
+                    assertThat(queue.paused()).isFalse();
+                });
+
+            // the nightly job runs on one instance at a time: a second call while the first holds the lock is
+            // skipped
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> report(contract, started, release));
+            await().atMost(Duration.ofSeconds(10)).until(() -> started.getCount() == 0);
+            assertThat(report(contract, new CountDownLatch(1), new CountDownLatch(0))).as("skipped").isNull();
+            release.countDown();
+            assertThat(first).succeedsWithin(Duration.ofSeconds(10)).isEqualTo("report 1");
+        }, "shop.tenant-handler=" + tenantHandler, "management.endpoints.web.exposure.include=health,delaytasks");
+    }
+
+    private static String report(ShopContract contract, CountDownLatch started, CountDownLatch release) {
+        try {
+            return contract.nightlyReport(started, release);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
     }
 
     @Test
