@@ -69,8 +69,9 @@ public class MybatisTaskStore implements TaskStore {
 
     private static final String MISSING_SCHEMA_FIX = ". The starter's scripts create all of it (sql/schema-<platform>"
             + ".sql, in its jar under META-INF/delay-task/sql/; delay-task.jdbc.initialize-schema=always runs them), "
-            + "and the README ('Upgrading a schema created by an earlier version') gives the statements for a schema "
-            + "of an earlier version. delay-task.jdbc.validate-schema=false starts without this check";
+            + "its versioned Flyway migrations too (META-INF/delay-task/sql/migration/<platform>), and the README "
+            + "('Upgrading a schema created by an earlier version') gives the statements for a schema of an earlier "
+            + "version. delay-task.jdbc.validate-schema=false starts without this check";
 
     private static final String MISSING_TRACE_CONTEXT = "The delay-task schema has no column taskinfo.trace_context, "
             + "which stores the context each add carries to its handler while delay-task.observation.enabled is true "
