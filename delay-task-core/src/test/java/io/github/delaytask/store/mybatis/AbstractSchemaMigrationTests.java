@@ -12,6 +12,13 @@ import java.util.Locale;
 import java.util.TreeMap;
 import java.util.UUID;
 
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.database.Database;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
@@ -21,9 +28,10 @@ import org.springframework.jdbc.datasource.init.ScriptUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The versioned migrations in {@code sql/migration/<platform>}, applied by Flyway from the first version on, make
- * the schema that {@code sql/schema-<platform>.sql} (what {@code initialize-schema} runs) makes: the same tables,
- * columns with their types, nullability and defaults, keys and indexes. Subclasses pick the database.
+ * The versioned migrations in {@code sql/migration/<platform>}, applied by Flyway from the first version on, and the
+ * Liquibase changelog in {@code sql/liquibase/<platform>} each make the schema that {@code sql/schema-<platform>.sql}
+ * (what {@code initialize-schema} runs) makes: the same tables, columns with their types, nullability and defaults,
+ * keys and indexes. Subclasses pick the database.
  */
 abstract class AbstractSchemaMigrationTests {
 
@@ -45,19 +53,42 @@ abstract class AbstractSchemaMigrationTests {
     }
 
     @Test
-    void theMigrationsFromTheFirstVersionOnMakeTheSchemaOfTheSchemaScript() throws SQLException {
+    void theFlywayMigrationsFromTheFirstVersionOnMakeTheSchemaOfTheSchemaScript() throws SQLException {
+        assertMakesTheScriptsSchema((url) -> Flyway.configure()
+            .dataSource(url, username(), "")
+            .locations("classpath:META-INF/delay-task/sql/migration/" + platform())
+            .table("taskinfo_schema_history")
+            .load()
+            .migrate());
+    }
+
+    @Test
+    void theLiquibaseChangelogMakesTheSchemaOfTheSchemaScript() throws SQLException {
+        assertMakesTheScriptsSchema((url) -> {
+            try (Connection connection = DriverManager.getConnection(url, username(), "")) {
+                Database database = DatabaseFactory.getInstance()
+                    .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+                try (Liquibase liquibase = new Liquibase("META-INF/delay-task/sql/liquibase/" + platform()
+                        + "/db.changelog-delay-task.sql", new ClassLoaderResourceAccessor(), database)) {
+                    liquibase.update(new Contexts(), new LabelExpression());
+                }
+            }
+        });
+    }
+
+    private void assertMakesTheScriptsSchema(Migration migration) throws SQLException {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String migrated = "dt_migrated_" + suffix;
         String scripted = "dt_scripted_" + suffix;
         try {
             String migratedUrl = create(migrated);
             String scriptedUrl = create(scripted);
-            Flyway.configure()
-                .dataSource(migratedUrl, username(), "")
-                .locations("classpath:META-INF/delay-task/sql/migration/" + platform())
-                .table("taskinfo_schema_history")
-                .load()
-                .migrate();
+            try {
+                migration.migrate(migratedUrl);
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
             try (Connection connection = DriverManager.getConnection(scriptedUrl, username(), "")) {
                 ScriptUtils.executeSqlScript(connection,
                         new ClassPathResource("META-INF/delay-task/sql/schema-" + platform() + ".sql"));
@@ -76,6 +107,14 @@ abstract class AbstractSchemaMigrationTests {
             drop(migrated);
             drop(scripted);
         }
+    }
+
+    /** Brings the database at the given URL to the newest version. */
+    @FunctionalInterface
+    private interface Migration {
+
+        void migrate(String url) throws Exception;
+
     }
 
     private static long count(Connection connection, String sql) throws SQLException {

@@ -1,0 +1,61 @@
+--liquibase formatted sql
+-- delay-task schema as a Liquibase changelog (h2): the changesets are the Flyway versions of
+-- sql/migration/h2, one for one, so that either tool makes the schema sql/schema-h2.sql makes.
+
+--changeset delay-task:1
+-- delay-task schema, version 1: live tasks and the log of every task (H2).
+CREATE TABLE taskinfo (
+    task_id      BIGINT  NOT NULL PRIMARY KEY,
+    task_type    INT     NOT NULL,
+    priority     INT     NOT NULL,
+    execute_time BIGINT  NOT NULL,
+    parameters   BLOB    NULL,
+    version      INT     NOT NULL DEFAULT 1,
+    attempts     INT     NOT NULL DEFAULT 0,
+    lease_until  BIGINT  NULL
+);
+CREATE INDEX idx_taskinfo_execute_time ON taskinfo (execute_time, task_id);
+
+CREATE TABLE taskinfo_logs (
+    task_id      BIGINT        NOT NULL PRIMARY KEY,
+    task_type    INT           NOT NULL,
+    priority     INT           NOT NULL,
+    execute_time BIGINT        NOT NULL,
+    parameters   BLOB          NULL,
+    version      INT           NOT NULL DEFAULT 1,
+    status       INT           NOT NULL DEFAULT 0,
+    attempts     INT           NOT NULL DEFAULT 0,
+    last_error   VARCHAR(2000) NULL
+);
+CREATE INDEX idx_taskinfo_logs_status ON taskinfo_logs (status, execute_time);
+
+--changeset delay-task:2
+-- delay-task schema, version 2: business keys, unique among live tasks; dead tasks listed by id.
+ALTER TABLE taskinfo ADD COLUMN biz_key VARCHAR(191) NULL;
+CREATE UNIQUE INDEX uk_taskinfo_biz_key ON taskinfo (biz_key);
+ALTER TABLE taskinfo_logs ADD COLUMN biz_key VARCHAR(191) NULL;
+DROP INDEX idx_taskinfo_logs_status;
+CREATE INDEX idx_taskinfo_logs_status ON taskinfo_logs (status, task_id);
+CREATE INDEX idx_taskinfo_logs_biz_key ON taskinfo_logs (biz_key);
+-- version 3 changed the business keys of MySQL and PostgreSQL only
+
+--changeset delay-task:4
+-- delay-task schema, version 4: the id of this task store, which the Redis keys start with unless a prefix is set.
+CREATE TABLE taskinfo_store (
+    id           INT          NOT NULL PRIMARY KEY,
+    store_id     VARCHAR(36)  NOT NULL
+);
+INSERT INTO taskinfo_store (id, store_id) VALUES (1, REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', ''));
+
+--changeset delay-task:5
+-- delay-task schema, version 5: when each task finished, and the history purge's index.
+ALTER TABLE taskinfo_logs ADD COLUMN finished_at BIGINT NULL;
+CREATE INDEX idx_taskinfo_logs_finished ON taskinfo_logs (status, finished_at, execute_time);
+
+--changeset delay-task:6
+-- delay-task schema, version 6: the context an add carries to its handler (the trace's, the application's).
+ALTER TABLE taskinfo ADD COLUMN trace_context VARCHAR(1000) NULL;
+
+--changeset delay-task:7
+-- delay-task schema, version 7: a dead task keeps the context its add carried, for its requeue.
+ALTER TABLE taskinfo_logs ADD COLUMN trace_context VARCHAR(1000) NULL;

@@ -1,0 +1,79 @@
+--liquibase formatted sql
+-- delay-task schema as a Liquibase changelog (mysql): the changesets are the Flyway versions of
+-- sql/migration/mysql, one for one, so that either tool makes the schema sql/schema-mysql.sql makes.
+
+--changeset delay-task:1
+-- delay-task schema, version 1: live tasks and the log of every task (MySQL 8, MariaDB 10.6+).
+CREATE TABLE taskinfo (
+    task_id      BIGINT      NOT NULL COMMENT 'task id (snowflake unless given)',
+    task_type    INT         NOT NULL,
+    priority     INT         NOT NULL,
+    execute_time BIGINT      NOT NULL COMMENT 'due time, epoch ms',
+    parameters   MEDIUMBLOB  NULL,
+    version      INT         NOT NULL DEFAULT 1 COMMENT 'optimistic lock',
+    attempts     INT         NOT NULL DEFAULT 0 COMMENT 'runs of its handler that failed',
+    lease_until  BIGINT      NULL COMMENT 'while a consumer holds the task: end of its lease, epoch ms',
+    PRIMARY KEY (task_id),
+    KEY idx_taskinfo_execute_time (execute_time, task_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+CREATE TABLE taskinfo_logs (
+    task_id      BIGINT        NOT NULL,
+    task_type    INT           NOT NULL,
+    priority     INT           NOT NULL,
+    execute_time BIGINT        NOT NULL COMMENT 'due time, epoch ms',
+    parameters   MEDIUMBLOB    NULL,
+    version      INT           NOT NULL DEFAULT 1 COMMENT 'optimistic lock',
+    status       INT           NOT NULL DEFAULT 0,
+    attempts     INT           NOT NULL DEFAULT 0,
+    last_error   VARCHAR(2000) NULL,
+    PRIMARY KEY (task_id),
+    KEY idx_taskinfo_logs_status (status, execute_time)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+--changeset delay-task:2
+-- delay-task schema, version 2: business keys, unique among live tasks; dead tasks listed by id.
+ALTER TABLE taskinfo
+    ADD COLUMN biz_key VARCHAR(191) NULL COMMENT 'business key, unique among live tasks',
+    ADD UNIQUE KEY uk_taskinfo_biz_key (biz_key);
+ALTER TABLE taskinfo_logs
+    ADD COLUMN biz_key VARCHAR(191) NULL,
+    DROP KEY idx_taskinfo_logs_status,
+    ADD KEY idx_taskinfo_logs_status (status, task_id),
+    ADD KEY idx_taskinfo_logs_biz_key (biz_key);
+
+--changeset delay-task:3
+-- delay-task schema, version 3: business keys compare byte for byte (the UTF-8 of up to 191 characters), where a
+-- text column takes the table's collation, under which 'order:AbC' = 'order:abc' and 'k' = 'k '.
+ALTER TABLE taskinfo
+    MODIFY COLUMN biz_key VARBINARY(764) NULL COMMENT 'business key, unique among live tasks; compared byte for byte';
+ALTER TABLE taskinfo_logs
+    MODIFY COLUMN biz_key VARBINARY(764) NULL;
+
+--changeset delay-task:4
+-- delay-task schema, version 4: the id of this task store, which the Redis keys start with unless a prefix is set.
+CREATE TABLE taskinfo_store (
+    id           INT          NOT NULL,
+    store_id     VARCHAR(36)  NOT NULL,
+    PRIMARY KEY (id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+INSERT INTO taskinfo_store (id, store_id) VALUES (1, REPLACE(UUID(), '-', ''));
+
+--changeset delay-task:5
+-- delay-task schema, version 5: when each task finished, and the history purge's index; online: the column is
+-- added at once (MySQL 8.0.12+, MariaDB 10.3+) and the index is built while writes go on.
+ALTER TABLE taskinfo_logs ADD COLUMN finished_at BIGINT NULL
+    COMMENT 'when it became executed, cancelled or dead, epoch ms by the database clock; NULL while live',
+    ALGORITHM = INSTANT;
+ALTER TABLE taskinfo_logs ADD INDEX idx_taskinfo_logs_finished (status, finished_at, execute_time),
+    ALGORITHM = INPLACE, LOCK = NONE;
+
+--changeset delay-task:6
+-- delay-task schema, version 6: the context an add carries to its handler (the trace's, the application's).
+ALTER TABLE taskinfo
+    ADD COLUMN trace_context VARCHAR(1000) NULL COMMENT 'context the add carries to its handler: trace (delay-task.observation.enabled), delay-task.context';
+
+--changeset delay-task:7
+-- delay-task schema, version 7: a dead task keeps the context its add carried, for its requeue.
+ALTER TABLE taskinfo_logs
+    ADD COLUMN trace_context VARCHAR(1000) NULL COMMENT 'of a dead task: the context its add carried, for its requeue';
