@@ -1,8 +1,9 @@
 --liquibase formatted sql
 -- delay-task schema as a Liquibase changelog (h2): the changesets are the Flyway versions of
--- sql/migration/h2, one for one, so that either tool makes the schema sql/schema-h2.sql makes.
+-- sql/migration/h2, one for one, so that either tool makes the schema sql/schema-h2.sql makes. Labelled
+-- delay-task, so that changelog-sync --label-filter=delay-task marks only these applied.
 
---changeset delay-task:1
+--changeset delay-task:1 labels:delay-task
 -- delay-task schema, version 1: live tasks and the log of every task (H2).
 CREATE TABLE taskinfo (
     task_id      BIGINT  NOT NULL PRIMARY KEY,
@@ -29,7 +30,7 @@ CREATE TABLE taskinfo_logs (
 );
 CREATE INDEX idx_taskinfo_logs_status ON taskinfo_logs (status, execute_time);
 
---changeset delay-task:2
+--changeset delay-task:2 labels:delay-task
 -- delay-task schema, version 2: business keys, unique among live tasks; dead tasks listed by id.
 ALTER TABLE taskinfo ADD COLUMN biz_key VARCHAR(191) NULL;
 CREATE UNIQUE INDEX uk_taskinfo_biz_key ON taskinfo (biz_key);
@@ -39,7 +40,7 @@ CREATE INDEX idx_taskinfo_logs_status ON taskinfo_logs (status, task_id);
 CREATE INDEX idx_taskinfo_logs_biz_key ON taskinfo_logs (biz_key);
 -- version 3 changed the business keys of MySQL and PostgreSQL only
 
---changeset delay-task:4
+--changeset delay-task:4 labels:delay-task
 -- delay-task schema, version 4: the id of this task store, which the Redis keys start with unless a prefix is set.
 CREATE TABLE taskinfo_store (
     id           INT          NOT NULL PRIMARY KEY,
@@ -47,15 +48,15 @@ CREATE TABLE taskinfo_store (
 );
 INSERT INTO taskinfo_store (id, store_id) VALUES (1, REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', ''));
 
---changeset delay-task:5
+--changeset delay-task:5 labels:delay-task
 -- delay-task schema, version 5: when each task finished, and the history purge's index.
 ALTER TABLE taskinfo_logs ADD COLUMN finished_at BIGINT NULL;
 CREATE INDEX idx_taskinfo_logs_finished ON taskinfo_logs (status, finished_at, execute_time);
 
---changeset delay-task:6
+--changeset delay-task:6 labels:delay-task
 -- delay-task schema, version 6: the context an add carries to its handler (the trace's, the application's).
 ALTER TABLE taskinfo ADD COLUMN trace_context VARCHAR(1000) NULL;
 
---changeset delay-task:7
+--changeset delay-task:7 labels:delay-task
 -- delay-task schema, version 7: a dead task keeps the context its add carried, for its requeue.
 ALTER TABLE taskinfo_logs ADD COLUMN trace_context VARCHAR(1000) NULL;

@@ -1,8 +1,9 @@
 --liquibase formatted sql
 -- delay-task schema as a Liquibase changelog (mysql): the changesets are the Flyway versions of
--- sql/migration/mysql, one for one, so that either tool makes the schema sql/schema-mysql.sql makes.
+-- sql/migration/mysql, one for one, so that either tool makes the schema sql/schema-mysql.sql makes. Labelled
+-- delay-task, so that changelog-sync --label-filter=delay-task marks only these applied.
 
---changeset delay-task:1
+--changeset delay-task:1 labels:delay-task
 -- delay-task schema, version 1: live tasks and the log of every task (MySQL 8, MariaDB 10.6+).
 CREATE TABLE taskinfo (
     task_id      BIGINT      NOT NULL COMMENT 'task id (snowflake unless given)',
@@ -31,7 +32,7 @@ CREATE TABLE taskinfo_logs (
     KEY idx_taskinfo_logs_status (status, execute_time)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
---changeset delay-task:2
+--changeset delay-task:2 labels:delay-task
 -- delay-task schema, version 2: business keys, unique among live tasks; dead tasks listed by id.
 ALTER TABLE taskinfo
     ADD COLUMN biz_key VARCHAR(191) NULL COMMENT 'business key, unique among live tasks',
@@ -42,7 +43,7 @@ ALTER TABLE taskinfo_logs
     ADD KEY idx_taskinfo_logs_status (status, task_id),
     ADD KEY idx_taskinfo_logs_biz_key (biz_key);
 
---changeset delay-task:3
+--changeset delay-task:3 labels:delay-task
 -- delay-task schema, version 3: business keys compare byte for byte (the UTF-8 of up to 191 characters), where a
 -- text column takes the table's collation, under which 'order:AbC' = 'order:abc' and 'k' = 'k '.
 ALTER TABLE taskinfo
@@ -50,7 +51,7 @@ ALTER TABLE taskinfo
 ALTER TABLE taskinfo_logs
     MODIFY COLUMN biz_key VARBINARY(764) NULL;
 
---changeset delay-task:4
+--changeset delay-task:4 labels:delay-task
 -- delay-task schema, version 4: the id of this task store, which the Redis keys start with unless a prefix is set.
 CREATE TABLE taskinfo_store (
     id           INT          NOT NULL,
@@ -59,7 +60,7 @@ CREATE TABLE taskinfo_store (
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 INSERT INTO taskinfo_store (id, store_id) VALUES (1, REPLACE(UUID(), '-', ''));
 
---changeset delay-task:5
+--changeset delay-task:5 labels:delay-task
 -- delay-task schema, version 5: when each task finished, and the history purge's index; online: the column is
 -- added at once (MySQL 8.0.12+, MariaDB 10.3+) and the index is built while writes go on.
 ALTER TABLE taskinfo_logs ADD COLUMN finished_at BIGINT NULL
@@ -68,12 +69,12 @@ ALTER TABLE taskinfo_logs ADD COLUMN finished_at BIGINT NULL
 ALTER TABLE taskinfo_logs ADD INDEX idx_taskinfo_logs_finished (status, finished_at, execute_time),
     ALGORITHM = INPLACE, LOCK = NONE;
 
---changeset delay-task:6
+--changeset delay-task:6 labels:delay-task
 -- delay-task schema, version 6: the context an add carries to its handler (the trace's, the application's).
 ALTER TABLE taskinfo
     ADD COLUMN trace_context VARCHAR(1000) NULL COMMENT 'context the add carries to its handler: trace (delay-task.observation.enabled), delay-task.context';
 
---changeset delay-task:7
+--changeset delay-task:7 labels:delay-task
 -- delay-task schema, version 7: a dead task keeps the context its add carried, for its requeue.
 ALTER TABLE taskinfo_logs
     ADD COLUMN trace_context VARCHAR(1000) NULL COMMENT 'of a dead task: the context its add carried, for its requeue';

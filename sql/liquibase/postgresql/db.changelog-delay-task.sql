@@ -1,8 +1,9 @@
 --liquibase formatted sql
 -- delay-task schema as a Liquibase changelog (postgresql): the changesets are the Flyway versions of
--- sql/migration/postgresql, one for one, so that either tool makes the schema sql/schema-postgresql.sql makes.
+-- sql/migration/postgresql, one for one, so that either tool makes the schema sql/schema-postgresql.sql makes. Labelled
+-- delay-task, so that changelog-sync --label-filter=delay-task marks only these applied.
 
---changeset delay-task:1
+--changeset delay-task:1 labels:delay-task
 -- delay-task schema, version 1: live tasks and the log of every task (PostgreSQL 12+).
 CREATE TABLE taskinfo (
     task_id      BIGINT  NOT NULL PRIMARY KEY,
@@ -29,7 +30,7 @@ CREATE TABLE taskinfo_logs (
 );
 CREATE INDEX idx_taskinfo_logs_status ON taskinfo_logs (status, execute_time);
 
---changeset delay-task:2
+--changeset delay-task:2 labels:delay-task
 -- delay-task schema, version 2: business keys, unique among live tasks; dead tasks listed by id.
 ALTER TABLE taskinfo ADD COLUMN biz_key VARCHAR(191) NULL;
 CREATE UNIQUE INDEX uk_taskinfo_biz_key ON taskinfo (biz_key);
@@ -38,18 +39,20 @@ DROP INDEX idx_taskinfo_logs_status;
 CREATE INDEX idx_taskinfo_logs_status ON taskinfo_logs (status, task_id);
 CREATE INDEX idx_taskinfo_logs_biz_key ON taskinfo_logs (biz_key);
 
---changeset delay-task:3
+--changeset delay-task:3 labels:delay-task
 -- delay-task schema, version 3: the business-key indexes hold only tasks that have a key, so that a keyless add
--- writes no entry into them. Built beside the old ones, so that the key is unique throughout (a migration tool runs
--- this in a transaction, where CONCURRENTLY is not allowed: by hand, on a busy table, use the README's statements).
+-- writes no entry into them. Both new indexes are built first, beside the old ones, so that the key stays unique and
+-- the tables are locked only for the drops and renames at the end (a migration tool runs this in a transaction,
+-- where CONCURRENTLY is not allowed: the builds still block writes to each table meanwhile; on a large live table,
+-- use the README's statements by hand and mark this version applied).
 CREATE UNIQUE INDEX uk_taskinfo_biz_key_new ON taskinfo (biz_key) WHERE biz_key IS NOT NULL;
+CREATE INDEX idx_taskinfo_logs_biz_key_new ON taskinfo_logs (biz_key) WHERE biz_key IS NOT NULL;
 DROP INDEX uk_taskinfo_biz_key;
 ALTER INDEX uk_taskinfo_biz_key_new RENAME TO uk_taskinfo_biz_key;
-CREATE INDEX idx_taskinfo_logs_biz_key_new ON taskinfo_logs (biz_key) WHERE biz_key IS NOT NULL;
 DROP INDEX idx_taskinfo_logs_biz_key;
 ALTER INDEX idx_taskinfo_logs_biz_key_new RENAME TO idx_taskinfo_logs_biz_key;
 
---changeset delay-task:4
+--changeset delay-task:4 labels:delay-task
 -- delay-task schema, version 4: the id of this task store, which the Redis keys start with unless a prefix is set.
 CREATE TABLE taskinfo_store (
     id           INT          NOT NULL PRIMARY KEY,
@@ -57,16 +60,16 @@ CREATE TABLE taskinfo_store (
 );
 INSERT INTO taskinfo_store (id, store_id) VALUES (1, md5(random()::text || clock_timestamp()::text));
 
---changeset delay-task:5
+--changeset delay-task:5 labels:delay-task
 -- delay-task schema, version 5: when each task finished, and the history purge's index, partial so that an add
 -- writes no entry into it.
 ALTER TABLE taskinfo_logs ADD COLUMN finished_at BIGINT NULL;
 CREATE INDEX idx_taskinfo_logs_finished ON taskinfo_logs (status, finished_at, execute_time) WHERE status <> 0;
 
---changeset delay-task:6
+--changeset delay-task:6 labels:delay-task
 -- delay-task schema, version 6: the context an add carries to its handler (the trace's, the application's).
 ALTER TABLE taskinfo ADD COLUMN trace_context VARCHAR(1000) NULL;
 
---changeset delay-task:7
+--changeset delay-task:7 labels:delay-task
 -- delay-task schema, version 7: a dead task keeps the context its add carried, for its requeue.
 ALTER TABLE taskinfo_logs ADD COLUMN trace_context VARCHAR(1000) NULL;

@@ -54,7 +54,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -226,20 +225,8 @@ final class DelayTaskConfigurations {
             DelayTaskProperties.Jdbc jdbc = properties.getJdbc();
             return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
                     sessions.getMapper(TaskInfoLogMapper.class), transactions, new JdbcTemplate(dataSource), ids,
-                    observations.enabled() || contexts.any(), () -> validateSchema(jdbc, dataSource),
+                    observations.enabled() || contexts.any(), jdbc::isValidateSchema,
                     properties.getRedis().getKeyPrefix() == null);
-        }
-
-        /** As set, or when the starter's own script does not make the schema: asked at start, it may connect. */
-        private static boolean validateSchema(DelayTaskProperties.Jdbc jdbc, DataSource dataSource) {
-            if (jdbc.getValidateSchema() != null) {
-                return jdbc.getValidateSchema();
-            }
-            return switch (jdbc.getInitializeSchema()) {
-                case ALWAYS -> false;
-                case EMBEDDED -> !EmbeddedDatabaseConnection.isEmbedded(dataSource);
-                case NEVER -> true;
-            };
         }
 
         @Bean

@@ -262,10 +262,10 @@ public class DelayTaskProperties {
 
         /**
          * Whether to check at start-up that the schema has every table, column and index the starter uses, and
-         * fail naming each one missing and the statement that adds it. By default, only when the starter does not
-         * run its own schema script (initialize-schema is never, or embedded on a database that is not embedded).
+         * fail naming each one missing. Also when the starter runs its own script, which creates only what is
+         * missing and changes no existing table: an upgraded schema can still lack an index.
          */
-        private @Nullable Boolean validateSchema;
+        private boolean validateSchema = true;
 
         public DatabaseInitializationMode getInitializeSchema() {
             return this.initializeSchema;
@@ -299,11 +299,11 @@ public class DelayTaskProperties {
             this.dataSource = dataSource;
         }
 
-        public @Nullable Boolean getValidateSchema() {
+        public boolean isValidateSchema() {
             return this.validateSchema;
         }
 
-        public void setValidateSchema(@Nullable Boolean validateSchema) {
+        public void setValidateSchema(boolean validateSchema) {
             this.validateSchema = validateSchema;
         }
 

@@ -18,9 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractSchemaValidationTests {
 
-    private TestBackend backend;
+    TestBackend backend;
 
-    private ApplicationContextRunner runner;
+    ApplicationContextRunner runner;
 
     protected abstract TestBackend createBackend();
 
@@ -82,7 +82,7 @@ public abstract class AbstractSchemaValidationTests {
         }
     }
 
-    private String dropIndex(String index, String table) {
+    String dropIndex(String index, String table) {
         return this.backend.jdbcUrl().startsWith("jdbc:mariadb:") ? "DROP INDEX " + index + " ON " + table
                 : "DROP INDEX " + index;
     }

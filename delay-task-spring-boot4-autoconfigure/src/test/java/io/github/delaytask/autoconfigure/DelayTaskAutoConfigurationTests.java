@@ -253,7 +253,7 @@ class DelayTaskAutoConfigurationTests {
                 assertThat(properties.getRetry().getMaxAttempts()).isEqualTo(5);
                 assertThat(properties.getMaxParametersSize().toBytes()).isEqualTo(1024 * 1024);
                 assertThat(properties.getJdbc().getInitializeSchema().name()).isEqualTo("NEVER");
-                assertThat(properties.getJdbc().getValidateSchema()).isFalse();
+                assertThat(properties.getJdbc().isValidateSchema()).isFalse();
                 assertThat(properties.getJdbc().isGroupAdds()).isFalse();
                 assertThat(properties.getLock().getLockAtLeastFor()).isEqualTo(Duration.ofSeconds(5));
                 assertThat(properties.getHistory().getRetention()).isEqualTo(Duration.ofDays(90));

@@ -2,6 +2,7 @@ package io.github.delaytask.store.mybatis;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -34,7 +35,11 @@ final class SchemaCheck {
             new Index("taskinfo_logs", "idx_taskinfo_logs_biz_key", false, List.of("biz_key"),
                     "tasks are found by business key through it"),
             new Index("taskinfo_logs", "idx_taskinfo_logs_finished", false,
-                    List.of("status", "finished_at", "execute_time"), "the history purge reads through it"));
+                    List.of("status", "finished_at", "execute_time"), "the history purge reads through it; on "
+                            + "MySQL and MariaDB by this name, which its statement names as a hint"));
+
+    /** Indexes MySQL's statements name in a hint, which must have that name there. */
+    private static final Set<String> HINTED_ON_MYSQL = Set.of("idx_taskinfo_logs_finished");
 
     static {
         COLUMNS.put("taskinfo", List.of("task_id", "task_type", "priority", "execute_time", "parameters", "version",
@@ -76,11 +81,14 @@ final class SchemaCheck {
             }
         }
         DatabaseMetaData metaData = connection.getMetaData();
+        String product = metaData.getDatabaseProductName().toLowerCase(Locale.ROOT);
+        boolean mySql = product.contains("mysql") || product.contains("mariadb");
+        boolean postgreSql = product.contains("postgresql");
         for (Index index : INDEXES) {
             if (missing.contains("table " + index.table())) {
                 continue;
             }
-            if (!has(metaData, connection, index)) {
+            if (!has(metaData, connection, index, mySql, postgreSql)) {
                 missing.add("an index on " + index.table() + " " + index.columnList() + (index.unique() ? ", unique" : "")
                         + " (" + index.purpose() + "): CREATE " + (index.unique() ? "UNIQUE " : "") + "INDEX "
                         + index.name() + " ON " + index.table() + " " + index.columnList());
@@ -89,15 +97,21 @@ final class SchemaCheck {
         return missing;
     }
 
-    /** Whether an index of the table begins with the expected columns (and is unique, where it must be). */
-    private static boolean has(DatabaseMetaData metaData, Connection connection, Index expected) throws SQLException {
+    /**
+     * Whether an index of the table begins with the expected columns (and is unique, where it must be). On MySQL and
+     * MariaDB, InnoDB appends the primary key to every other index, so an index of the leading columns alone serves
+     * too, and an index the statements name in a hint must have that name.
+     */
+    private static boolean has(DatabaseMetaData metaData, Connection connection, Index expected, boolean mySql,
+            boolean postgreSql) throws SQLException {
         String table = metaData.storesUpperCaseIdentifiers() ? expected.table().toUpperCase(Locale.ROOT)
                 : expected.table();
+        // PostgreSQL finds a table through the whole search path: where it is, not the first schema of the path
+        String schema = postgreSql ? schemaOf(connection, expected.table()) : connection.getSchema();
         // index name -> its columns by position, and whether it is unique
         Map<String, TreeMap<Integer, String>> columns = new LinkedHashMap<>();
         Map<String, Boolean> unique = new LinkedHashMap<>();
-        try (ResultSet rows = metaData.getIndexInfo(connection.getCatalog(), connection.getSchema(), table, false,
-                true)) {
+        try (ResultSet rows = metaData.getIndexInfo(connection.getCatalog(), schema, table, false, true)) {
             while (rows.next()) {
                 String name = rows.getString("INDEX_NAME");
                 String column = rows.getString("COLUMN_NAME");
@@ -110,7 +124,13 @@ final class SchemaCheck {
             }
         }
         for (Map.Entry<String, TreeMap<Integer, String>> index : columns.entrySet()) {
+            if (mySql && HINTED_ON_MYSQL.contains(expected.name()) && !expected.name().equals(index.getKey())) {
+                continue;
+            }
             List<String> names = new ArrayList<>(index.getValue().values());
+            if (mySql && !index.getKey().equals("PRIMARY") && !names.contains("task_id")) {
+                names.add("task_id");
+            }
             if (names.size() >= expected.columns().size()
                     && names.subList(0, expected.columns().size()).equals(expected.columns())
                     && (!expected.unique() || unique.get(index.getKey()))) {
@@ -118,6 +138,16 @@ final class SchemaCheck {
             }
         }
         return false;
+    }
+
+    private static @Nullable String schemaOf(Connection connection, String table) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT n.nspname FROM pg_class c JOIN "
+                + "pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(?)")) {
+            statement.setString(1, table);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next() ? rows.getString(1) : connection.getSchema();
+            }
+        }
     }
 
     /**

@@ -53,13 +53,22 @@ abstract class AbstractSchemaMigrationTests {
     }
 
     @Test
-    void theFlywayMigrationsFromTheFirstVersionOnMakeTheSchemaOfTheSchemaScript() throws SQLException {
-        assertMakesTheScriptsSchema((url) -> Flyway.configure()
-            .dataSource(url, username(), "")
-            .locations("classpath:META-INF/delay-task/sql/migration/" + platform())
-            .table("taskinfo_schema_history")
-            .load()
-            .migrate());
+    void theFlywayMigrationsFromTheFirstVersionOnMakeTheSchemaOfTheSchemaScriptBesideTheApplicationsTables() throws SQLException {
+        // the README's configuration, in a database that holds the application's own tables already
+        assertMakesTheScriptsSchema((url) -> {
+            try (Connection connection = DriverManager.getConnection(url, username(), "");
+                    Statement statement = connection.createStatement()) {
+                statement.execute("CREATE TABLE shop_order (id BIGINT NOT NULL PRIMARY KEY)");
+            }
+            Flyway.configure()
+                .dataSource(url, username(), "")
+                .locations("classpath:META-INF/delay-task/sql/migration/" + platform())
+                .table("taskinfo_schema_history")
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .load()
+                .migrate();
+        });
     }
 
     @Test
