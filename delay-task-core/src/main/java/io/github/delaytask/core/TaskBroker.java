@@ -9,8 +9,10 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -58,6 +60,13 @@ public class TaskBroker {
     /** How long a task of another application waits before this instance may claim it again. */
     private static final long FOREIGN_TASK_PAUSE_MILLIS = 1000;
 
+    /**
+     * How much later than the owner this instance looks at a queue whose next task is another application's it put
+     * off: the owner hears of it through a wake-up on its own reading of Redis's clock, a millisecond or more behind
+     * the claim's answer this instance's look comes from, and would lose the race every time.
+     */
+    static final long FOREIGN_TASK_HEAD_START_MILLIS = 100;
+
     private final TaskStore store;
 
     private final TaskQueues queues;
@@ -80,6 +89,9 @@ public class TaskBroker {
     private final Set<QueueId> unreachableQueues = ConcurrentHashMap.newKeySet();
 
     private final AtomicBoolean sharedKeysReported = new AtomicBoolean();
+
+    /** When the tasks of another application this instance put off are due again, by queue (Redis time). */
+    private final Map<QueueId, NavigableSet<Long>> foreignDue = new ConcurrentHashMap<>();
 
     /**
      * Queues this instance knows to be paused: paused here, or found paused by a claim here, until resumed here or
@@ -141,7 +153,7 @@ public class TaskBroker {
             this.events.redelivered(queue, claim.redelivered());
         }
         if (claim.taskIds().isEmpty()) {
-            return new Batch(List.of(), 0, claim.nextDueInMillis(), claim.paused());
+            return new Batch(List.of(), 0, nextDue(queue, claim), claim.paused());
         }
         long now = claim.redisTime();
         List<StoredTask> won = claimInDatabase(Map.of(queue, claim.taskIds()), claim.taskIds(), now).stream()
@@ -150,7 +162,7 @@ public class TaskBroker {
         if (won.size() < claim.taskIds().size()) {
             settleMissed(queue, claim.taskIds(), won, now);
         }
-        return new Batch(won, claim.taskIds().size(), claim.nextDueInMillis(), false);
+        return new Batch(won, claim.taskIds().size(), nextDue(queue, claim), false);
     }
 
     /**
@@ -215,7 +227,7 @@ public class TaskBroker {
             if (tasks.size() < claim.taskIds().size()) {
                 settleMissed(queue, claim.taskIds(), tasks, now);
             }
-            batches.put(queue, new Batch(tasks, claim.taskIds().size(), claim.nextDueInMillis(),
+            batches.put(queue, new Batch(tasks, claim.taskIds().size(), nextDue(queue, claim),
                     claim.paused() && claim.taskIds().isEmpty()));
         }
         return new Batches(batches, claims.failed());
@@ -478,9 +490,26 @@ public class TaskBroker {
         }
     }
 
+    /**
+     * When the queue next needs a look, from a claim's answer: a little after a task of another application this
+     * instance put off, so that its owner, told of it, claims it first. Two applications that each put off the
+     * other's tasks otherwise took them from each other every second, for good.
+     */
+    private long nextDue(QueueId queue, Claim claim) {
+        long nextDue = claim.nextDueInMillis();
+        NavigableSet<Long> foreign = this.foreignDue.get(queue);
+        if (foreign == null || nextDue < 0 || claim.redisTime() < 0) {
+            return nextDue;
+        }
+        // those due by now: their owners had their turn
+        foreign.headSet(claim.redisTime(), true).clear();
+        return foreign.contains(claim.redisTime() + nextDue) ? nextDue + FOREIGN_TASK_HEAD_START_MILLIS : nextDue;
+    }
+
     /** Ids of another application's tasks: due again a moment later, for their owner to claim. */
     private void leaveToOwner(QueueId queue, List<Long> foreign, long now) {
         long ownersLook = now + FOREIGN_TASK_PAUSE_MILLIS;
+        this.foreignDue.computeIfAbsent(queue, (key) -> new ConcurrentSkipListSet<>()).add(ownersLook);
         // not due again at once: this instance would claim them over and over before their owner does
         foreign.forEach((taskId) -> this.queues.defer(queue, taskId, ownersLook));
         // told to the other instances, not to this one: its own dispatcher would look first and take them again,

@@ -7,11 +7,14 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.testsupport.TestBackend;
@@ -109,6 +112,49 @@ class SharedRedisTests {
                         assertThat(ran(other)).isEmpty();
                     });
                 });
+            }
+            finally {
+                first.deleteRedisKeys(shared);
+            }
+        }
+    }
+
+    /**
+     * Two applications that each put off the other's tasks took them from each other every second, for good (CI saw
+     * tasks still bouncing after 30 s): the one that put a task off looked at the queue at the task's new time from
+     * its claim's answer, a millisecond or more before the owner woken by the wake-up on its own reading of Redis's
+     * clock.
+     */
+    @Test
+    void anApplicationThatPutsOffAnotherApplicationsTaskLooksAtTheQueueOnlyAfterTheOwnersTurn() {
+        String shared = "delay-task-shared-" + UUID.randomUUID().toString().substring(0, 8);
+        try (TestBackend first = TestBackend.postgreSql(); TestBackend second = TestBackend.mariaDb()) {
+            try {
+                // neither listens: the test claims as the other application's dispatcher would
+                second.applicationRunner()
+                    .withPropertyValues("delay-task.redis.key-prefix=" + shared, "delay-task.listener.enabled=false")
+                    .run((owner) -> {
+                        owner.getBean(DelayTaskService.class).addTask(DelayTask.builder(TYPE).build());
+                        first.applicationRunner()
+                            .withPropertyValues("delay-task.redis.key-prefix=" + shared,
+                                    "delay-task.listener.enabled=false")
+                            .run((other) -> {
+                                TaskBroker broker = other.getBean(TaskBroker.class);
+                                QueueId queue = new QueueId(TYPE, 0);
+                                long started = System.nanoTime();
+                                TaskBroker.Batch putOff = broker.claim(queue, 10);
+                                assertThat(putOff.taken()).isOne();
+                                assertThat(putOff.tasks()).isEmpty();
+                                TaskBroker.Batch next = broker.claim(queue, 10);
+                                long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                                assertThat(next.taken()).isZero();
+                                // due again for its owner a second after the first claim; this one looks 100 ms
+                                // after that (the owner's turn came at 1000 ms: a margin of 50 covers the time the
+                                // claims took outside Redis)
+                                assertThat(next.nextDueInMillis() + elapsed).isGreaterThanOrEqualTo(1050)
+                                    .isLessThanOrEqualTo(1100 + elapsed);
+                            });
+                    });
             }
             finally {
                 first.deleteRedisKeys(shared);
