@@ -39,20 +39,22 @@ final class AsyncScripts {
      */
     static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
             List<byte[][]> args, long timeoutMillis) {
-        return runAll(connection, sha, keys, args, timeoutMillis, timeoutMillis, Set.of());
+        return runAll(connection, sha, keys, args, timeoutMillis, timeoutMillis, timeoutMillis, Set.of());
     }
 
     /**
      * {@link #runAll(RedisConnection, String, List, List, long)}, waiting for the slowest calls only a while: on a
      * Cluster a master that stalls or failed must not hold up the answers of the others for the whole command
      * timeout. Once the first call answered, the others are waited for {@code stragglerMillis} more at the least
-     * (twice as long as the first took, if that is longer); the calls in {@code capped} (whose server was slow
-     * lately) are waited for {@code stragglerMillis} from their sending at most, even when nothing answers. A call not
-     * answered by then is a {@link Late} in the answers, whose future completes when its server answers or its
-     * command times out.
+     * (twice as long as the first took, if that is longer); while none has, all are waited for {@code
+     * unansweredMillis} from their sending at most, so that calls all bound for one stalled server (a round of one
+     * queue) hold up no later round; the calls in {@code capped} (whose server was slow lately) are waited for
+     * {@code stragglerMillis} from their sending at most, even when nothing answers. A call not answered by then is a
+     * {@link Late} in the answers, whose future completes when its server answers or its command times out.
      */
     static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
-            List<byte[][]> args, long timeoutMillis, long stragglerMillis, Set<Integer> capped) {
+            List<byte[][]> args, long timeoutMillis, long stragglerMillis, long unansweredMillis,
+            Set<Integer> capped) {
         if (!(connection.getNativeConnection() instanceof RedisScriptingAsyncCommands<?, ?> commands)) {
             return null;
         }
@@ -66,8 +68,9 @@ final class AsyncScripts {
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         long capAt = Math.min(deadline, start + TimeUnit.MILLISECONDS.toNanos(stragglerMillis));
         long cutOff = deadline;
-        if (stragglerMillis < timeoutMillis && futures.size() > 1) {
-            cutOff = cutOff(futures, start, deadline, stragglerMillis);
+        if (stragglerMillis < timeoutMillis || unansweredMillis < timeoutMillis) {
+            long unansweredUntil = Math.min(deadline, start + TimeUnit.MILLISECONDS.toNanos(unansweredMillis));
+            cutOff = cutOff(futures, start, unansweredUntil, deadline, stragglerMillis);
         }
         List<Object> answers = new ArrayList<>(futures.size());
         for (int i = 0; i < futures.size(); i++) {
@@ -83,21 +86,24 @@ final class AsyncScripts {
         return answers;
     }
 
-    /** When to stop waiting for the slowest calls: a while after the first answered, or the deadline. */
-    private static long cutOff(List<? extends RedisFuture<?>> futures, long start, long deadline,
-            long stragglerMillis) {
+    /**
+     * When to stop waiting for the slowest calls: a while after the first answered, but by the deadline; or, if none
+     * answered by {@code unansweredUntil}, then.
+     */
+    private static long cutOff(List<? extends RedisFuture<?>> futures, long start, long unansweredUntil,
+            long deadline, long stragglerMillis) {
         CompletableFuture<?>[] all = futures.stream()
             .map((future) -> future.toCompletableFuture().handle((answer, error) -> answer))
             .toArray(CompletableFuture<?>[]::new);
         try {
-            CompletableFuture.anyOf(all).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            CompletableFuture.anyOf(all).get(Math.max(0, unansweredUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            return deadline;
+            return unansweredUntil;
         }
         catch (ExecutionException | TimeoutException ex) {
-            return deadline;
+            return unansweredUntil;
         }
         long now = System.nanoTime();
         long wait = Math.max(TimeUnit.MILLISECONDS.toNanos(stragglerMillis), 2 * (now - start));
@@ -189,7 +195,7 @@ final class AsyncScripts {
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         long capAt = start + TimeUnit.MILLISECONDS.toNanos(Math.min(capMillis, timeoutMillis));
         long cutOff = (stragglerMillis < timeoutMillis && futures.size() > 1)
-                ? cutOff(futures, start, capAt, stragglerMillis) : capAt;
+                ? cutOff(futures, start, capAt, capAt, stragglerMillis) : capAt;
         List<Object> answers = new ArrayList<>(futures.size());
         for (RedisFuture<?> future : futures) {
             if (!awaitUntil(future, cutOff)) {

@@ -67,6 +67,13 @@ public class TaskQueues {
      */
     static final long STRAGGLER_MILLIS = 100;
 
+    /**
+     * How long a claim round on a Cluster waits for its servers while none has answered: a round whose queues all
+     * live on one master that stalls (often a round of one queue) would otherwise hold up the rounds of every other
+     * master's queues for the command timeout. A claim not answered by then is taken up by a later round.
+     */
+    static final long UNANSWERED_MILLIS = 300;
+
     /** Claims whose server had not answered when the others of their round had, by queue. */
     private final Map<QueueId, LateClaim> lateClaims = new ConcurrentHashMap<>();
 
@@ -302,8 +309,9 @@ public class TaskQueues {
             this.slowUntil.entrySet().removeIf((entry) -> entry.getValue() - now < 0);
             toSend.keySet().stream().filter(this.slowUntil::containsKey).forEach(slow::add);
         }
-        if (toSend.size() == 1 && slow.isEmpty()) {
-            // a pipeline costs more than the call for one queue
+        if (toSend.size() == 1 && !this.cluster) {
+            // a pipeline costs more than the call for one queue; on a Cluster the call must not wait for a stalled
+            // master longer than a round of many queues does
             toSend.forEach((queue, max) -> {
                 try {
                     claimed.put(queue, claim(queue, max, lease, timed.contains(queue)));
@@ -447,9 +455,11 @@ public class TaskQueues {
             }
             // on one server a slow answer holds up no other: only a Cluster's masters answer apart
             long straggler = this.cluster ? STRAGGLER_MILLIS : this.commandTimeoutMillis;
+            long unanswered = this.cluster ? UNANSWERED_MILLIS : this.commandTimeoutMillis;
             Set<Integer> cappedHere = this.cluster ? capped : Set.of();
             results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts.runAll(connection,
-                    this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis, straggler, cappedHere));
+                    this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis, straggler, unanswered,
+                    cappedHere));
         }
         if (results == null) {
             // not Lettuce: one call per queue

@@ -80,7 +80,7 @@ abstract class AbstractRedisFailoverTests {
 
     ApplicationContextRunner runner;
 
-    private String keyPrefix;
+    String keyPrefix;
 
     abstract LocalRedis startRedis();
 
