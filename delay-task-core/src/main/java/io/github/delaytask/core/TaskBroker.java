@@ -60,6 +60,9 @@ public class TaskBroker {
     /** How long a task of another application waits before this instance may claim it again. */
     private static final long FOREIGN_TASK_PAUSE_MILLIS = 1000;
 
+    /** Most in-flight tasks of a queue looked at for those a lost claim left there, per look. */
+    private static final int ORPHAN_LOOK_LIMIT = 1000;
+
     /**
      * How much later than the owner this instance looks at a queue whose next task is another application's it put
      * off: the owner hears of it through a wake-up on its own reading of Redis's clock, a millisecond or more behind
@@ -89,6 +92,13 @@ public class TaskBroker {
     private final Set<QueueId> unreachableQueues = ConcurrentHashMap.newKeySet();
 
     private final AtomicBoolean sharedKeysReported = new AtomicBoolean();
+
+    /**
+     * Queues whose claim failed here and answered since: a claim Redis ran after its caller gave up waiting (a stall
+     * longer than the command timeout) left its tasks in flight, held by no one, which the next claim of the queue
+     * looks for ({@link #releaseOrphans}).
+     */
+    private final Set<QueueId> orphansToLookFor = ConcurrentHashMap.newKeySet();
 
     /** When the tasks of another application this instance put off are due again, by queue (Redis time). */
     private final Map<QueueId, NavigableSet<Long>> foreignDue = new ConcurrentHashMap<>();
@@ -230,7 +240,49 @@ public class TaskBroker {
             batches.put(queue, new Batch(tasks, claim.taskIds().size(), nextDue(queue, claim),
                     claim.paused() && claim.taskIds().isEmpty()));
         }
+        if (!this.orphansToLookFor.isEmpty()) {
+            // after the database claim: until then this round's own tasks are in flight and leased nowhere
+            claims.claimed().forEach((queue, claim) -> {
+                if (claim.redisTime() >= 0 && this.orphansToLookFor.contains(queue)) {
+                    releaseOrphans(queue, claim.redisTime());
+                }
+            });
+        }
         return new Batches(batches, claims.failed());
+    }
+
+    /**
+     * Make due again the tasks a lost claim left in flight: those the database leases to no one. A task some claim
+     * is taking meanwhile (in flight, not yet leased in the database) may be among them; the database's claim fences
+     * it, so the worst is a claim that finds it leased and puts it off. Never throws: what is not released waits for
+     * its lease to run out, as it would have.
+     */
+    private void releaseOrphans(QueueId queue, long now) {
+        try {
+            Map<Long, Long> inFlight = this.queues.inFlightAfter(queue, now, ORPHAN_LOOK_LIMIT);
+            Map<Long, long[]> orphans = new LinkedHashMap<>();
+            if (!inFlight.isEmpty()) {
+                for (StoredTask task : this.store.findLive(inFlight.keySet())) {
+                    Long deadline = inFlight.get(task.taskId());
+                    if (deadline != null && task.queue().equals(queue) && !task.leasedAt(now)) {
+                        orphans.put(task.taskId(), new long[] { deadline, Math.max(now, task.executeTime()) });
+                    }
+                }
+            }
+            long released = this.queues.releaseOrphans(queue, orphans);
+            this.orphansToLookFor.remove(queue);
+            if (released > 0) {
+                long earliest = orphans.values().stream().mapToLong((times) -> times[1]).min().orElse(now);
+                logger.warn("Made " + released + " task(s) of queue " + queue + " due again that a claim whose answer "
+                        + "Redis did not give in time had taken; they would have waited for their lease to run out");
+                scheduled(queue, earliest);
+                announce(Map.of(queue, earliest));
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not look for the tasks a lost claim of " + queue + " left in flight; trying again at "
+                    + "its next claim", ex);
+        }
     }
 
     /**
@@ -364,6 +416,9 @@ public class TaskBroker {
      */
     private void reportLoss(QueueId queue, Claim claim) {
         boolean back = !this.unreachableQueues.isEmpty() && this.unreachableQueues.remove(queue);
+        if (back) {
+            this.orphansToLookFor.add(queue);
+        }
         if (back || !claim.loaded()) {
             for (LossListener listener : this.lossListeners) {
                 listener.queueLost(queue, claim.redisTime());

@@ -93,6 +93,8 @@ public class TaskQueues {
 
     private final RedisScript<Long> settleScript = Scripts.load("settle", Long.class);
 
+    private final RedisScript<Long> releaseOrphansScript = Scripts.load("release-orphans", Long.class);
+
     private final RedisScript<Long> forgetRunScript = Scripts.load("forget-run", Long.class);
 
     private final RedisScript<List<String>> statsScript = Scripts.load("queue-stats", Scripts.STRING_LIST);
@@ -727,6 +729,42 @@ public class TaskQueues {
     public void settle(QueueId queue, long taskId, long executeTime) {
         this.redis.execute(this.settleScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)),
                 Long.toString(taskId), Long.toString(executeTime));
+    }
+
+    /**
+     * The tasks of a queue in flight whose leases run out after a time, with their lease deadlines, earliest first.
+     * @param after epoch ms (Redis time)
+     * @param limit at most this many
+     */
+    public Map<Long, Long> inFlightAfter(QueueId queue, long after, int limit) {
+        Set<ZSetOperations.TypedTuple<String>> entries = this.redis.opsForZSet()
+            .rangeByScoreWithScores(this.keys.inFlight(queue), after + 1, Double.POSITIVE_INFINITY, 0, limit);
+        Map<Long, Long> deadlines = new LinkedHashMap<>();
+        if (entries != null) {
+            entries.forEach((entry) -> deadlines.put(Long.parseLong(entry.getValue()), entry.getScore().longValue()));
+        }
+        return deadlines;
+    }
+
+    /**
+     * Take tasks out of flight and make them due, each only while it still has the lease deadline read: see
+     * {@code release-orphans.lua}.
+     * @param tasks for each task, its lease deadline read and when it is due, epoch ms
+     * @return how many were taken out of flight
+     */
+    public long releaseOrphans(QueueId queue, Map<Long, long[]> tasks) {
+        if (tasks.isEmpty()) {
+            return 0;
+        }
+        List<String> args = new ArrayList<>(3 * tasks.size());
+        tasks.forEach((taskId, times) -> {
+            args.add(Long.toString(taskId));
+            args.add(Long.toString(times[0]));
+            args.add(Long.toString(times[1]));
+        });
+        Long released = this.redis.execute(this.releaseOrphansScript,
+                List.of(this.keys.future(queue), this.keys.inFlight(queue)), args.toArray());
+        return (released != null) ? released : 0;
     }
 
     /** Drop a cancelled (or rescheduled beyond the window) task from the future and ready sets. */

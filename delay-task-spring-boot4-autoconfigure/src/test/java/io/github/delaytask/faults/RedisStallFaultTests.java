@@ -1,9 +1,12 @@
 package io.github.delaytask.faults;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.DelayTask;
@@ -132,6 +135,37 @@ class RedisStallFaultTests {
             assertThat(this.runs.count("SELECT COUNT(*) FROM fault_runs WHERE task_id = ?", id)).as("runs")
                 .isEqualTo(1);
         });
+    }
+
+    @Test
+    void aTaskAClaimTookAfterItsCallerGaveUpWaitingRunsOnceRedisAnswersNotAfterItsLease() {
+        // a claim times out after a second; Redis then runs it all the same, once the stall ends, and the task it
+        // takes is in flight, leased to no one
+        Duration lease = Duration.ofSeconds(20);
+        Map<String, String> properties = properties("spring.data.redis.timeout=1s", "delay-task.lease=" + lease.toSeconds() + "s");
+        ScheduledExecutorService resumer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            FaultApp.runner(properties).run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                TaskQueues queues = context.getBean(TaskQueues.class);
+                long dueAt = System.currentTimeMillis() + 1500;
+                long id = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE)
+                    .executeAt(Instant.ofEpochMilli(dueAt))
+                    .build());
+                await().atMost(Duration.ofSeconds(1)).until(() -> queues.sizes(QUEUE)[0] == 1);
+                // from before the task is due until well after the first claims of it timed out
+                this.proxy.stall();
+                resumer.schedule(this.proxy::resume, 3500, TimeUnit.MILLISECONDS);
+                await().atMost(lease.multipliedBy(2)).until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") == 1);
+                long late = this.runs.count("SELECT started_at FROM fault_runs WHERE task_id = ?", id) - dueAt;
+                System.out.println("fault: claim-lost-in-a-stall late-ms=" + late);
+                // the stall ends 2 s after the task is due; its lease would have run out 20 s after that
+                assertThat(late).as("ms late, with a lease of %s", lease).isLessThan(lease.toMillis() / 2);
+            });
+        }
+        finally {
+            resumer.shutdownNow();
+        }
     }
 
     @Test
