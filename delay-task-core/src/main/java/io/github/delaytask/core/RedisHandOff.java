@@ -5,8 +5,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -99,20 +101,12 @@ final class RedisHandOff {
     /** Make a task that exists already due at its execute time (a reschedule, a requeue). */
     void schedule(StoredTask task) {
         // the id, queue and time alone: not the task, whose parameters Redis does not need
-        QueueId queue = task.queue();
-        long taskId = task.taskId();
-        long executeTime = task.executeTime();
-        submit(new Other(queue, true, () -> {
-            this.queues.schedule(queue, taskId, executeTime);
-            scheduled(queue, executeTime);
-        }));
+        submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), task.executeTime())));
     }
 
     /** Drop a task from its queue's future and ready sets (a cancel, a move beyond the window). */
     void remove(StoredTask task) {
-        QueueId queue = task.queue();
-        long taskId = task.taskId();
-        submit(new Other(queue, false, () -> this.queues.remove(queue, taskId)));
+        submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE)));
     }
 
     /** Try what is waiting for up to the bound, then stop the thread; what is left goes to the reload job. */
@@ -278,7 +272,7 @@ final class RedisHandOff {
             retried.addAll(retry.queues());
         }
         for (Write write : writes) {
-            if (write instanceof Other other && retried.contains(other.queue)) {
+            if (write instanceof Other other && retried.contains(other.change.queue())) {
                 return true;
             }
         }
@@ -286,10 +280,11 @@ final class RedisHandOff {
     }
 
     /**
-     * New tasks and the registry of their queues, all at once (one ZADD per queue and chunk), then the other writes
-     * in their order.
+     * New tasks and the registry of their queues, all at once (one ZADD per queue and chunk), then the changes of
+     * stored tasks, all at once too, each queue's in their order.
      * @return what Redis did not take, to try again: the new tasks of queues whose server failed or was late (on a
-     * Cluster, a master that stalls or failed), then the other writes from the first that failed on
+     * Cluster, a master that stalls or failed), then of each queue the changes from the first that failed on (and all
+     * of a queue whose new tasks are tried again)
      * @throws RuntimeException when Redis took none of the new tasks
      */
     private List<Write> write(List<Write> round) {
@@ -302,8 +297,8 @@ final class RedisHandOff {
                         .put(add.taskIds[i], add.executeTimes[i]);
                 }
             }
-            else if (((Other) write).writes) {
-                written.add(((Other) write).queue);
+            else if (!((Other) write).change.removes()) {
+                written.add(((Other) write).change.queue());
             }
         }
         // no longer than a caller waits: a server slower than that (on a Cluster, a master that stalls or failed)
@@ -319,20 +314,27 @@ final class RedisHandOff {
                 scheduled(queue, executeTimes.values().stream().mapToLong(Long::longValue).min().orElseThrow());
             }
         });
-        boolean failed = false;
+        // at once too, each queue's in order; not those of a queue whose new tasks wait for another try, which may
+        // be of the same tasks and must take effect first
+        List<TaskQueues.Change> changes = new ArrayList<>();
+        List<TaskQueues.Change> held = new ArrayList<>();
         for (Write write : round) {
             if (write instanceof Other other) {
-                if (!failed) {
-                    try {
-                        other.action.run();
-                        continue;
-                    }
-                    catch (RuntimeException ex) {
-                        failed = true;
-                        logger.debug("Redis did not take a change of a stored task; trying it again", ex);
-                    }
-                }
-                again.add(new Other(other.queue, other.writes, other.action));
+                (unwritten.contains(other.change.queue()) ? held : changes).add(other.change);
+            }
+        }
+        Set<TaskQueues.Change> unmade = Collections.newSetFromMap(new IdentityHashMap<>());
+        unmade.addAll(this.queues.changeAll(changes, Duration.ofNanos(this.timeoutNanos)));
+        unmade.addAll(held);
+        for (TaskQueues.Change change : changes) {
+            if (!unmade.contains(change) && !change.removes()) {
+                scheduled(change.queue(), change.executeTime());
+            }
+        }
+        // in the round's order, which changeAll kept within each queue
+        for (Write write : round) {
+            if (write instanceof Other other && unmade.contains(other.change)) {
+                again.add(new Other(other.change));
             }
         }
         return again;
@@ -465,18 +467,14 @@ final class RedisHandOff {
 
     private static final class Other extends Write {
 
-        /** The queue of the task it changes. */
-        private final QueueId queue;
+        /**
+         * The change: a schedule writes a task into its queue, which must then be in the registry; a removal takes
+         * one out.
+         */
+        private final TaskQueues.Change change;
 
-        /** Whether it writes a task into its queue, which must then be in the registry; else it takes one out. */
-        private final boolean writes;
-
-        private final Runnable action;
-
-        Other(QueueId queue, boolean writes, Runnable action) {
-            this.queue = queue;
-            this.writes = writes;
-            this.action = action;
+        Other(TaskQueues.Change change) {
+            this.change = change;
         }
 
         @Override
@@ -486,7 +484,7 @@ final class RedisHandOff {
 
         @Override
         Collection<QueueId> queues() {
-            return List.of(this.queue);
+            return List.of(this.change.queue());
         }
 
     }

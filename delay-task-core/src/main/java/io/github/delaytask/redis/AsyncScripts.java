@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -90,7 +92,7 @@ final class AsyncScripts {
      * When to stop waiting for the slowest calls: a while after the first answered, but by the deadline; or, if none
      * answered by {@code unansweredUntil}, then.
      */
-    private static long cutOff(List<? extends RedisFuture<?>> futures, long start, long unansweredUntil,
+    private static long cutOff(List<? extends CompletionStage<?>> futures, long start, long unansweredUntil,
             long deadline, long stragglerMillis) {
         CompletableFuture<?>[] all = futures.stream()
             .map((future) -> future.toCompletableFuture().handle((answer, error) -> answer))
@@ -111,14 +113,14 @@ final class AsyncScripts {
     }
 
     /** @return whether the future is done by then */
-    private static boolean awaitUntil(RedisFuture<?> future, long until) {
+    private static boolean awaitUntil(CompletionStage<?> future, long until) {
         try {
             future.toCompletableFuture().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
             return true;
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            return future.isDone();
+            return future.toCompletableFuture().isDone();
         }
         catch (ExecutionException ex) {
             return true;
@@ -192,14 +194,65 @@ final class AsyncScripts {
         if (setKey != null) {
             futures.add(sets.sadd(setKey, setMembers));
         }
+        return capped(futures.stream().<CompletableFuture<?>>map(RedisFuture::toCompletableFuture).toList(), start,
+                timeoutMillis, stragglerMillis, capMillis);
+    }
+
+    /**
+     * Changes of tasks already in their queues, all on the wire at once and waited for as {@link #addAll} waits for
+     * its writes: each is the script of the given SHA-1 on its keys and arguments, or, without arguments, a
+     * {@code ZREM} of the member from each of its keys (which share a slot). Lettuce sends the calls of one slot down
+     * one connection, in their order, so the changes of one queue take effect in order.
+     * @param members the member each removal takes out; null for a script
+     * @return for each call its answer, an exception (a {@code NOSCRIPT} error among them when a server did not know
+     * the script), or a {@link Late}; {@code null} if the connection is not Lettuce's
+     */
+    static @Nullable List<Object> changeAll(RedisConnection connection, String sha, List<byte[][]> keys,
+            List<byte[] @Nullable []> args, List<byte @Nullable []> members, long timeoutMillis,
+            long stragglerMillis, long capMillis) {
+        Object nativeConnection = connection.getNativeConnection();
+        if (!(nativeConnection instanceof RedisSortedSetAsyncCommands<?, ?> sorted)
+                || !(nativeConnection instanceof RedisScriptingAsyncCommands<?, ?> scripts)) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        RedisSortedSetAsyncCommands<byte[], byte[]> sortedSets = (RedisSortedSetAsyncCommands<byte[], byte[]>) sorted;
+        @SuppressWarnings("unchecked")
+        RedisScriptingAsyncCommands<byte[], byte[]> scripting = (RedisScriptingAsyncCommands<byte[], byte[]>) scripts;
+        List<CompletableFuture<?>> futures = new ArrayList<>(keys.size());
+        long start = System.nanoTime();
+        for (int i = 0; i < keys.size(); i++) {
+            byte[][] callKeys = keys.get(i);
+            byte[][] callArgs = args.get(i);
+            if (callArgs != null) {
+                futures.add(scripting.evalsha(sha, ScriptOutputType.INTEGER, callKeys, callArgs)
+                    .toCompletableFuture());
+            }
+            else {
+                CompletableFuture<?>[] removals = new CompletableFuture<?>[callKeys.length];
+                for (int k = 0; k < callKeys.length; k++) {
+                    removals[k] = sortedSets.zrem(callKeys[k], members.get(i)).toCompletableFuture();
+                }
+                futures.add(CompletableFuture.allOf(removals));
+            }
+        }
+        return capped(futures, start, timeoutMillis, stragglerMillis, capMillis);
+    }
+
+    /**
+     * The answers of calls sent at {@code start}: each waited for no longer than {@code capMillis} from then, and a
+     * while once the first answered ({@link #cutOff}).
+     */
+    private static List<Object> capped(List<CompletableFuture<?>> futures, long start, long timeoutMillis,
+            long stragglerMillis, long capMillis) {
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         long capAt = start + TimeUnit.MILLISECONDS.toNanos(Math.min(capMillis, timeoutMillis));
         long cutOff = (stragglerMillis < timeoutMillis && futures.size() > 1)
                 ? cutOff(futures, start, capAt, capAt, stragglerMillis) : capAt;
         List<Object> answers = new ArrayList<>(futures.size());
-        for (RedisFuture<?> future : futures) {
+        for (CompletableFuture<?> future : futures) {
             if (!awaitUntil(future, cutOff)) {
-                answers.add(new Late(future.toCompletableFuture().thenApply((answer) -> List.of())));
+                answers.add(new Late(future.thenApply((answer) -> List.of())));
             }
             else {
                 answers.add(await(future, deadline, timeoutMillis));
@@ -208,7 +261,7 @@ final class AsyncScripts {
         return answers;
     }
 
-    private static Object await(RedisFuture<?> future, long deadline, long timeoutMillis) {
+    private static Object await(Future<?> future, long deadline, long timeoutMillis) {
         try {
             return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
@@ -771,6 +772,122 @@ public class TaskQueues {
     public void remove(QueueId queue, long taskId) {
         this.redis.opsForZSet().remove(this.keys.future(queue), Long.toString(taskId));
         this.redis.opsForZSet().remove(this.keys.ready(queue), Long.toString(taskId));
+    }
+
+    /**
+     * Make changes of tasks already stored ({@link #schedule(QueueId, long, long)}, {@link #remove}) all at once,
+     * where Lettuce is: the changes of one queue take effect in their order, and on a Cluster a master that stalls or
+     * failed holds up only its own queues' changes, as {@link #addAll} does for new tasks.
+     * @param wait how long to wait for the slowest server at most, even when none answers
+     * @return the changes not made, in their order: of each queue, those from the first whose server failed or had
+     * not answered in time on. One not answered in time may still take effect, which making it again does not mind;
+     * without Lettuce, every change from the first that failed on
+     */
+    public List<Change> changeAll(List<Change> changes, Duration wait) {
+        if (changes.isEmpty()) {
+            return List.of();
+        }
+        if (LETTUCE) {
+            List<byte[][]> keys = new ArrayList<>(changes.size());
+            List<byte[] @Nullable []> args = new ArrayList<>(changes.size());
+            List<byte @Nullable []> members = new ArrayList<>(changes.size());
+            for (Change change : changes) {
+                byte[] id = Long.toString(change.taskId()).getBytes(StandardCharsets.UTF_8);
+                if (change.removes()) {
+                    keys.add(bytes(new Object[] { this.keys.future(change.queue()), this.keys.ready(change.queue()) }));
+                    args.add(null);
+                    members.add(id);
+                }
+                else {
+                    keys.add(bytes(new Object[] { this.keys.future(change.queue()), this.keys.inFlight(change.queue()),
+                            this.keys.ready(change.queue()) }));
+                    args.add(bytes(new Object[] { "0", Long.toString(change.executeTime()),
+                            Long.toString(change.taskId()) }));
+                    members.add(null);
+                }
+            }
+            long straggler = this.cluster ? STRAGGLER_MILLIS : this.commandTimeoutMillis;
+            List<Object> answers = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts
+                .changeAll(connection, this.scheduleScript.getSha1(), keys, args, members, this.commandTimeoutMillis,
+                        straggler, wait.toMillis()));
+            if (answers != null) {
+                return unmade(changes, answers);
+            }
+        }
+        for (int i = 0; i < changes.size(); i++) {
+            try {
+                change(changes.get(i));
+            }
+            catch (RuntimeException ex) {
+                logger.debug("Redis did not take a change of a stored task", ex);
+                return changes.subList(i, changes.size());
+            }
+        }
+        return List.of();
+    }
+
+    private void change(Change change) {
+        if (change.removes()) {
+            remove(change.queue(), change.taskId());
+        }
+        else {
+            schedule(change.queue(), change.taskId(), change.executeTime());
+        }
+    }
+
+    /**
+     * The changes of {@link #changeAll} not made, from each queue's first that failed or came late on. A server that
+     * did not know the schedule script (a restart, a new node) made none of it: that change and its queue's later
+     * ones are made again here one by one, in order, the first call loading the script.
+     */
+    private List<Change> unmade(List<Change> changes, List<Object> answers) {
+        Set<QueueId> stopped = new HashSet<>();
+        Set<QueueId> again = new HashSet<>();
+        List<Change> unmade = new ArrayList<>();
+        for (int i = 0; i < changes.size(); i++) {
+            Change change = changes.get(i);
+            QueueId queue = change.queue();
+            Object answer = answers.get(i);
+            if (stopped.contains(queue)) {
+                unmade.add(change);
+                continue;
+            }
+            if (again.contains(queue) || (answer instanceof Exception ex && isNoScript(ex))) {
+                again.add(queue);
+                try {
+                    change(change);
+                    continue;
+                }
+                catch (RuntimeException ex) {
+                    answer = ex;
+                }
+            }
+            if (answer instanceof AsyncScripts.Late || answer instanceof Exception) {
+                if (answer instanceof Exception ex) {
+                    logger.debug("Redis did not take a change of a task of " + queue, ex);
+                }
+                stopped.add(queue);
+                unmade.add(change);
+            }
+        }
+        return unmade;
+    }
+
+    /**
+     * A change of a task already stored, in its queue.
+     * @param executeTime when it is due, epoch ms; {@link #REMOVE} to take it out of the future and ready sets (a
+     * cancel, a reschedule beyond the preload window)
+     */
+    public record Change(QueueId queue, long taskId, long executeTime) {
+
+        /** The execute time of a removal. */
+        public static final long REMOVE = Long.MIN_VALUE;
+
+        /** Whether it takes the task out. */
+        public boolean removes() {
+            return this.executeTime == REMOVE;
+        }
+
     }
 
     /** Whether the keys are the task store's own, shared with no other application ({@link RedisKeys#ofOneStore()}). */
