@@ -41,6 +41,7 @@ import io.github.delaytask.scheduling.JobSettings;
 import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.store.mybatis.MybatisSetup;
 import io.github.delaytask.store.mybatis.MybatisTaskStore;
+import io.github.delaytask.store.mybatis.TableNames;
 import io.github.delaytask.store.mybatis.TaskInfoLogMapper;
 import io.github.delaytask.store.mybatis.TaskInfoMapper;
 import io.micrometer.observation.ObservationRegistry;
@@ -219,14 +220,15 @@ final class DelayTaskConfigurations {
             DataSource dataSource = StoreDataSource.choose(beanFactory, properties.getJdbc().getDataSource(),
                     () -> application.getEnvironment().getDataSource());
             IdentifierGenerator ids = MybatisSetup.identifierGenerator(application);
-            SqlSessionTemplate sessions = MybatisSetup.sqlSessions(dataSource, ids);
+            TableNames tables = TableNames.withPrefix(properties.getJdbc().getTablePrefix());
+            SqlSessionTemplate sessions = MybatisSetup.sqlSessions(dataSource, ids, tables);
             TransactionTemplate transactions = new TransactionTemplate(
                     StoreDataSource.transactionManager(dataSource, transactionManager.getIfUnique()));
             DelayTaskProperties.Jdbc jdbc = properties.getJdbc();
             return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
                     sessions.getMapper(TaskInfoLogMapper.class), transactions, new JdbcTemplate(dataSource), ids,
                     observations.enabled() || contexts.any(), jdbc::isValidateSchema,
-                    properties.getRedis().getKeyPrefix() == null);
+                    properties.getRedis().getKeyPrefix() == null, tables);
         }
 
         @Bean

@@ -1,11 +1,19 @@
 package io.github.delaytask.autoconfigure;
 
+import java.io.IOException;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sql.DataSource;
 
+import io.github.delaytask.store.mybatis.TableNames;
+
 import org.springframework.boot.jdbc.DatabaseDriver;
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.core.io.Resource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.jdbc.init.PlatformPlaceholderDatabaseDriverResolver;
@@ -20,8 +28,38 @@ public class DelayTaskDataSourceScriptDatabaseInitializer extends DataSourceScri
 
     private static final int ATTEMPTS = 3;
 
+    private final TableNames tables;
+
     public DelayTaskDataSourceScriptDatabaseInitializer(DataSource dataSource, DelayTaskProperties.Jdbc properties) {
         super(dataSource, settings(dataSource, properties));
+        TableNames tables = TableNames.withPrefix(properties.getTablePrefix());
+        // a script of the application's own names the tables as the application wants them
+        this.tables = properties.getSchema().equals(new DelayTaskProperties.Jdbc().getSchema()) ? tables
+                : TableNames.NONE;
+    }
+
+    /** Runs the starter's scripts with the names of {@code delay-task.jdbc.table-prefix}. */
+    @Override
+    protected void runScripts(Scripts scripts) {
+        if (this.tables.prefix().isEmpty()) {
+            super.runScripts(scripts);
+            return;
+        }
+        Charset encoding = (scripts.getEncoding() != null) ? scripts.getEncoding() : StandardCharsets.UTF_8;
+        List<Resource> renamed = new ArrayList<>();
+        for (Resource script : scripts) {
+            try {
+                renamed.add(new ByteArrayResource(
+                        this.tables.sql(script.getContentAsString(encoding)).getBytes(encoding),
+                        script.getDescription() + " for " + this.tables));
+            }
+            catch (IOException ex) {
+                throw new IllegalStateException("Could not read the schema script " + script, ex);
+            }
+        }
+        super.runScripts(new Scripts(renamed).continueOnError(scripts.isContinueOnError())
+            .separator(scripts.getSeparator())
+            .encoding(encoding));
     }
 
     /**

@@ -267,6 +267,22 @@ public class DelayTaskProperties {
          */
         private boolean validateSchema = true;
 
+        /**
+         * Prefix of the names of the starter's tables and indexes (with 'billing_', taskinfo becomes
+         * billing_taskinfo, and so on), so that several applications share one database, each with tables of its own.
+         * Lower-case letters, digits and '_', starting with a letter, at most 32 characters. The starter's schema
+         * script and the schema check follow it; a script set in delay-task.jdbc.schema runs as written.
+         */
+        private String tablePrefix = "";
+
+        public String getTablePrefix() {
+            return this.tablePrefix;
+        }
+
+        public void setTablePrefix(String tablePrefix) {
+            this.tablePrefix = tablePrefix;
+        }
+
         public DatabaseInitializationMode getInitializeSchema() {
             return this.initializeSchema;
         }

@@ -117,12 +117,17 @@ public abstract class TestBackend implements AutoCloseable {
      * as Spring Boot would configure them.
      */
     public ApplicationContextRunner applicationRunner() {
+        return applicationRunner(properties());
+    }
+
+    /** {@link #applicationRunner()} with the given properties instead of {@link #properties()}. */
+    public ApplicationContextRunner applicationRunner(List<String> properties) {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(BootLine.REDIS, BootLine.DATA_SOURCE,
                     BootLine.TRANSACTION_MANAGER, BootLine.TRANSACTION,
                     BootLine.JACKSON, BootLine.MYBATIS_PLUS,
                     DelayTaskAutoConfiguration.class))
-            .withPropertyValues(properties().toArray(new String[0]));
+            .withPropertyValues(properties.toArray(new String[0]));
     }
 
     /** Run statements on the database, for set-up and checks. */

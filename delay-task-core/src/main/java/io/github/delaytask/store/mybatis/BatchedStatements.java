@@ -55,17 +55,20 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     private final boolean traced;
 
+    final TableNames tables;
+
     /**
      * @param clock the expression of {@link #clockExpression()}
      * @param traced whether adds write and claims read the carried context (a trace's, the application's)
      */
     BatchedStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, String clock,
-            boolean traced) {
+            boolean traced, TableNames tables) {
         this.jdbc = jdbc;
+        this.tables = tables;
         this.traced = traced;
         this.transactions = new TransactionTemplate(transactionManager);
         this.clock = clock;
-        this.logExecuted = LOG_EXECUTED.formatted(clock);
+        this.logExecuted = this.tables.sql(LOG_EXECUTED).formatted(clock);
     }
 
     @Override
@@ -75,15 +78,15 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     @Override
     public void insertAll(List<StoredTask> rows, List<NewTask> tasks) {
-        this.jdbc.batchUpdate(this.traced ? INSERT_TRACED_TASK : INSERT_TASK,
+        this.jdbc.batchUpdate(this.tables.sql(this.traced ? INSERT_TRACED_TASK : INSERT_TASK),
                 new RowsSetter(rows, tasks, false, this.traced));
-        this.jdbc.batchUpdate(INSERT_LOG, new RowsSetter(rows, tasks, true, false));
+        this.jdbc.batchUpdate(this.tables.sql(INSERT_LOG), new RowsSetter(rows, tasks, true, false));
     }
 
     @Override
     public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
         StringJoiner select = new StringJoiner(", ", "SELECT " + (this.traced ? TRACED_COLUMNS : LIVE_COLUMNS)
-                + " FROM taskinfo WHERE task_id IN (", ") FOR UPDATE SKIP LOCKED");
+                + " FROM " + this.tables.tasks() + " WHERE task_id IN (", ") FOR UPDATE SKIP LOCKED");
         RowMapper<StoredTask> mapper = this.traced ? DatabaseStatements::tracedTask : DatabaseStatements::storedTask;
         taskIds.forEach((id) -> select.add("?"));
         List<StoredTask> won = this.transactions.execute((tx) -> {
@@ -100,7 +103,7 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     /** Each task only if nobody changed it since it was read: one JDBC batch. */
     private List<StoredTask> claimAll(List<StoredTask> tasks, long leaseUntil) {
-        int[][] counts = this.jdbc.batchUpdate(CLAIM, tasks, tasks.size(), (statement, task) -> {
+        int[][] counts = this.jdbc.batchUpdate(this.tables.sql(CLAIM), tasks, tasks.size(), (statement, task) -> {
             statement.setLong(1, leaseUntil);
             statement.setLong(2, task.taskId());
             statement.setInt(3, task.version());
@@ -113,7 +116,8 @@ abstract class BatchedStatements implements DatabaseStatements {
     @Override
     public FinishedIds finishExecuted(List<StoredTask> claimed) {
         List<Long> finished = this.transactions.execute((tx) -> {
-            int[][] counts = this.jdbc.batchUpdate(DELETE_CLAIMED, claimed, claimed.size(), (statement, task) -> {
+            int[][] counts = this.jdbc.batchUpdate(this.tables.sql(DELETE_CLAIMED), claimed, claimed.size(),
+                    (statement, task) -> {
                 statement.setLong(1, task.taskId());
                 statement.setInt(2, task.version());
             });
@@ -131,17 +135,18 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     @Override
     public int renewLeases(Collection<StoredTask> running, long leaseUntil) {
-        return DatabaseStatements.renewLeasesByIdList(this.jdbc, running, leaseUntil);
+        return DatabaseStatements.renewLeasesByIdList(this.jdbc, this.tables, running, leaseUntil);
     }
 
     @Override
     public boolean cancelDead(long taskId) {
-        return DatabaseStatements.cancelDead(this.jdbc, "taskinfo_logs", this.clock, taskId);
+        return DatabaseStatements.cancelDead(this.jdbc, this.tables.logs(), this.clock, taskId);
     }
 
     @Override
     public List<StoredTask> findDue(long horizon, long afterExecuteTime, long afterTaskId, int limit) {
-        return this.jdbc.query(FIND_DUE, DatabaseStatements::storedTask, horizon, afterExecuteTime, afterExecuteTime,
+        return this.jdbc.query(this.tables.sql(FIND_DUE), DatabaseStatements::storedTask, horizon, afterExecuteTime,
+                afterExecuteTime,
                 afterTaskId, limit);
     }
 

@@ -86,9 +86,10 @@ interface DatabaseStatements {
      * A renewal by an id list, for the databases that lock no row a statement only looked at (PostgreSQL, H2): the
      * ids lead to the primary key, and the pairs then keep to the claims still held.
      */
-    static int renewLeasesByIdList(JdbcTemplate jdbc, Collection<StoredTask> running, long leaseUntil) {
-        StringJoiner ids = new StringJoiner(", ",
-                "UPDATE taskinfo SET lease_until = GREATEST(lease_until, ?) WHERE task_id IN (", ")");
+    static int renewLeasesByIdList(JdbcTemplate jdbc, TableNames tables, Collection<StoredTask> running,
+            long leaseUntil) {
+        StringJoiner ids = new StringJoiner(", ", "UPDATE " + tables.tasks()
+                + " SET lease_until = GREATEST(lease_until, ?) WHERE task_id IN (", ")");
         StringJoiner claims = new StringJoiner(", ", " AND (task_id, version) IN (", ") AND lease_until IS NOT NULL");
         List<Object> args = new ArrayList<>(1 + running.size() * 3);
         args.add(leaseUntil);
@@ -153,18 +154,18 @@ interface DatabaseStatements {
      * @param traced whether adds write and claims read the trace context
      */
     static DatabaseStatements detect(JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
-            boolean traced) {
+            boolean traced, TableNames tables) {
         String product = jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()
             .getDatabaseProductName());
         String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
         if (name.contains("postgres")) {
-            return new PostgreSqlStatements(jdbc, transactionManager, traced);
+            return new PostgreSqlStatements(jdbc, transactionManager, traced, tables);
         }
         if (name.contains("mysql") || name.contains("mariadb")) {
-            return new MySqlStatements(jdbc, transactionManager, traced);
+            return new MySqlStatements(jdbc, transactionManager, traced, tables);
         }
         if (name.contains("h2")) {
-            return new H2Statements(jdbc, transactionManager, traced);
+            return new H2Statements(jdbc, transactionManager, traced, tables);
         }
         throw new IllegalStateException("delay-task supports PostgreSQL, MySQL, MariaDB and H2, not " + product);
     }

@@ -83,18 +83,22 @@ final class MySqlClaims {
 
     private final String logExecuted;
 
+    private final TableNames tables;
+
     /**
      * @param clock the database's time in epoch ms, as an SQL expression
      * @param traced whether claims read the trace context
      */
-    MySqlClaims(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, String clock, boolean traced) {
+    MySqlClaims(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, String clock, boolean traced,
+            TableNames tables) {
         this.jdbc = jdbc;
+        this.tables = tables;
         this.transactions = new TransactionTemplate(transactionManager);
         String columns = "t." + (traced ? DatabaseStatements.TRACED_COLUMNS : DatabaseStatements.LIVE_COLUMNS)
             .replace(", ", ", t.");
-        this.candidates = CANDIDATES.formatted(columns);
+        this.candidates = this.tables.sql(CANDIDATES).formatted(columns);
         this.mapper = traced ? DatabaseStatements::tracedTask : DatabaseStatements::storedTask;
-        this.logExecuted = LOG_EXECUTED.formatted(clock);
+        this.logExecuted = this.tables.sql(LOG_EXECUTED).formatted(clock);
     }
 
     /** See {@link DatabaseStatements#claimDue}. */
@@ -111,7 +115,7 @@ final class MySqlClaims {
                 }
             }
             if (!claimed.isEmpty()) {
-                this.jdbc.update(CLAIM, claimedIds.toString(), leaseUntil);
+                this.jdbc.update(this.tables.sql(CLAIM), claimedIds.toString(), leaseUntil);
             }
             return claimed;
         });
@@ -125,7 +129,7 @@ final class MySqlClaims {
         DatabaseStatements.FinishedIds finished = this.transactions.execute((tx) -> {
             Map<Long, StoredTask> standing = new LinkedHashMap<>();
             Set<Long> locked = new HashSet<>();
-            this.jdbc.query(LOCK_CLAIMED, (RowCallbackHandler) (row) -> {
+            this.jdbc.query(this.tables.sql(LOCK_CLAIMED), (RowCallbackHandler) (row) -> {
                 StoredTask claim = claims.get(row.getLong(1));
                 locked.add(claim.taskId());
                 if (claim.version() == row.getInt(2)) {
@@ -136,14 +140,15 @@ final class MySqlClaims {
             if (locked.size() < claims.size()) {
                 Set<Long> unlocked = new LinkedHashSet<>(claims.keySet());
                 unlocked.removeAll(locked);
-                this.jdbc.query(READ_CLAIMED, (RowCallbackHandler) (row) -> {
+                this.jdbc.query(this.tables.sql(READ_CLAIMED), (RowCallbackHandler) (row) -> {
                     if (claims.get(row.getLong(1)).version() == row.getInt(2)) {
                         held.add(row.getLong(1));
                     }
                 }, json(unlocked));
             }
             if (!standing.isEmpty()) {
-                Set<Long> logs = new HashSet<>(this.jdbc.queryForList(LOCK_LOGS, Long.class, json(standing.keySet())));
+                Set<Long> logs = new HashSet<>(this.jdbc.queryForList(this.tables.sql(LOCK_LOGS), Long.class,
+                        json(standing.keySet())));
                 standing.keySet().stream().filter((id) -> !logs.contains(id)).toList().forEach((id) -> {
                     standing.remove(id);
                     held.add(id);
@@ -153,7 +158,7 @@ final class MySqlClaims {
                 return new DatabaseStatements.FinishedIds(List.of(), held);
             }
             List<Long> ids = List.copyOf(standing.keySet());
-            this.jdbc.update(DELETE_CLAIMED, json(ids));
+            this.jdbc.update(this.tables.sql(DELETE_CLAIMED), json(ids));
             StringJoiner attempts = new StringJoiner(",", "[", "]");
             standing.values().forEach((task) -> attempts.add("[" + task.taskId() + "," + task.attempt() + "]"));
             this.jdbc.update(this.logExecuted, attempts.toString(), TaskStatus.EXECUTED.code());
@@ -168,7 +173,7 @@ final class MySqlClaims {
         running.forEach((task) -> claims.put(task.taskId(), task));
         Integer renewed = this.transactions.execute((tx) -> {
             List<Long> held = new ArrayList<>(claims.size());
-            this.jdbc.query(LOCK_LEASED, (RowCallbackHandler) (row) -> {
+            this.jdbc.query(this.tables.sql(LOCK_LEASED), (RowCallbackHandler) (row) -> {
                 if (claims.get(row.getLong(1)).version() == row.getInt(2)) {
                     held.add(row.getLong(1));
                 }
@@ -176,7 +181,7 @@ final class MySqlClaims {
             if (held.isEmpty()) {
                 return 0;
             }
-            this.jdbc.update(RENEW, json(held), leaseUntil);
+            this.jdbc.update(this.tables.sql(RENEW), json(held), leaseUntil);
             return held.size();
         });
         return (renewed != null) ? renewed : 0;

@@ -57,9 +57,10 @@ final class MySqlStatements extends BatchedStatements {
 
     private volatile boolean purgeIndexHint = true;
 
-    MySqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, boolean traced) {
-        super(jdbc, transactionManager, CLOCK, traced);
-        this.claims = new MySqlClaims(jdbc, transactionManager, CLOCK, traced);
+    MySqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, boolean traced,
+            TableNames tables) {
+        super(jdbc, transactionManager, CLOCK, traced, tables);
+        this.claims = new MySqlClaims(jdbc, transactionManager, CLOCK, traced, tables);
     }
 
     @Override
@@ -74,7 +75,7 @@ final class MySqlStatements extends BatchedStatements {
 
     @Override
     public boolean cancelDead(long taskId) {
-        return DatabaseStatements.cancelDead(this.jdbc, "taskinfo_logs FORCE INDEX (PRIMARY)", CLOCK, taskId);
+        return DatabaseStatements.cancelDead(this.jdbc, this.tables.logs() + " FORCE INDEX (PRIMARY)", CLOCK, taskId);
     }
 
     @Override
@@ -84,17 +85,19 @@ final class MySqlStatements extends BatchedStatements {
 
     @Override
     public Long findCommittedIdByBizKey(String bizKey) {
-        List<Long> ids = this.jdbc.queryForList(COMMITTED_ID_BY_BIZ_KEY, Long.class, bizKey);
+        List<Long> ids = this.jdbc.queryForList(this.tables.sql(COMMITTED_ID_BY_BIZ_KEY), Long.class, bizKey);
         return ids.isEmpty() ? null : ids.get(0);
     }
 
     @Override
     public int deleteFinished(int status, long finishedBefore, boolean unstamped, int limit) {
-        List<Long> ids = oldest(unstamped ? OLDEST_UNSTAMPED : OLDEST_FINISHED, status, finishedBefore, limit);
+        List<Long> ids = oldest(this.tables.sql(unstamped ? OLDEST_UNSTAMPED : OLDEST_FINISHED), status,
+                finishedBefore, limit);
         if (ids.isEmpty()) {
             return 0;
         }
-        StringJoiner in = new StringJoiner(", ", unstamped ? DELETE_UNSTAMPED + "(" : DELETE_FINISHED + "(", ")");
+        StringJoiner in = new StringJoiner(", ", this.tables.sql(unstamped ? DELETE_UNSTAMPED : DELETE_FINISHED)
+                + "(", ")");
         List<Object> arguments = new ArrayList<>(ids.size() + 2);
         arguments.add(status);
         arguments.add(finishedBefore);
@@ -116,11 +119,13 @@ final class MySqlStatements extends BatchedStatements {
             }
             catch (BadSqlGrammarException ex) {
                 this.purgeIndexHint = false;
-                logger.warn("taskinfo_logs has no index idx_taskinfo_logs_finished, which the history purge reads: "
+                logger.warn(this.tables.logs() + " has no index " + this.tables.sql("idx_taskinfo_logs_finished")
+                        + ", which the history purge reads: "
                         + "purging without it, slowly. Create it as the README's upgrade notes say", ex);
             }
         }
-        return this.jdbc.queryForList(sql.replace(PURGE_INDEX_HINT, ""), Long.class, status, finishedBefore, limit);
+        return this.jdbc.queryForList(sql.replace(this.tables.sql(PURGE_INDEX_HINT), ""), Long.class, status,
+                finishedBefore, limit);
     }
 
 }

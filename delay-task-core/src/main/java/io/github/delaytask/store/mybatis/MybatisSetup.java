@@ -40,11 +40,22 @@ public final class MybatisSetup {
      * kind as those of its own entities)
      */
     public static SqlSessionTemplate sqlSessions(DataSource dataSource, IdentifierGenerator ids) {
+        return sqlSessions(dataSource, ids, TableNames.NONE);
+    }
+
+    /**
+     * The starter's sessions on the given data source, its mappers on the tables of the given names.
+     * @param ids the generator of the ids of new tasks (the application's, so that the starter's ids are of the same
+     * kind as those of its own entities)
+     */
+    public static SqlSessionTemplate sqlSessions(DataSource dataSource, IdentifierGenerator ids, TableNames tables) {
         MybatisConfiguration configuration = new MybatisConfiguration(
                 new Environment("delay-task", new SpringManagedTransactionFactory(), dataSource));
         GlobalConfig global = GlobalConfigUtils.defaults();
         global.setBanner(false);
         global.setIdentifierGenerator(ids);
+        // the entities keep the global prefix, the configuration's own: the application's stays with its tables
+        global.getDbConfig().setTablePrefix(tables.prefix());
         // before the mappers, whose statements are built from it
         GlobalConfigUtils.setGlobalConfig(configuration, global);
         // MyBatis-Plus files it under the configuration's identity hash, and keeps an earlier one of the same hash

@@ -88,6 +88,8 @@ public class MybatisTaskStore implements TaskStore {
 
     private final TaskInfoMapper tasks;
 
+    private final TableNames tables;
+
     private final TaskInfoLogMapper logs;
 
     private final TransactionTemplate transactions;
@@ -141,6 +143,22 @@ public class MybatisTaskStore implements TaskStore {
     public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
             JdbcTemplate jdbc, IdentifierGenerator ids, boolean traced, BooleanSupplier validateSchema,
             boolean storeTable) {
+        this(tasks, logs, transactions, jdbc, ids, traced, validateSchema, storeTable, TableNames.NONE);
+    }
+
+    /**
+     * @param traced whether adds store and claims read the context of {@link NewTask#traceContext()} (a trace's, the
+     * application's), in the column {@code taskinfo.trace_context}, which a schema needs only then
+     * @param validateSchema whether {@link #checkSchema()} names every table, column and index the schema lacks;
+     * asked then, not before
+     * @param storeTable whether the schema needs {@code taskinfo_store}, whose id the Redis keys start with
+     * @param tables the names of the tables, those the mappers' configuration has too
+     * ({@link MybatisSetup#sqlSessions})
+     */
+    public MybatisTaskStore(TaskInfoMapper tasks, TaskInfoLogMapper logs, TransactionTemplate transactions,
+            JdbcTemplate jdbc, IdentifierGenerator ids, boolean traced, BooleanSupplier validateSchema,
+            boolean storeTable, TableNames tables) {
+        this.tables = tables;
         this.validateSchema = validateSchema;
         this.storeTable = storeTable;
         this.traced = traced;
@@ -157,7 +175,8 @@ public class MybatisTaskStore implements TaskStore {
     private DatabaseStatements statements() {
         DatabaseStatements chosen = this.statements;
         if (chosen == null) {
-            chosen = DatabaseStatements.detect(this.statementsJdbc, this.transactions.getTransactionManager(), this.traced);
+            chosen = DatabaseStatements.detect(this.statementsJdbc, this.transactions.getTransactionManager(),
+                    this.traced, this.tables);
             this.statements = chosen;
         }
         return chosen;
@@ -284,7 +303,8 @@ public class MybatisTaskStore implements TaskStore {
     @Override
     public Long findLiveIdByBizKey(String bizKey) {
         // JDBC rather than MyBatis, whose session cache would not see the JDBC inserts of the same transaction
-        List<Long> ids = this.jdbc.queryForList("SELECT task_id FROM taskinfo WHERE biz_key = ?", Long.class, bizKey);
+        List<Long> ids = this.jdbc.queryForList("SELECT task_id FROM " + this.tables.tasks() + " WHERE biz_key = ?",
+                Long.class, bizKey);
         return ids.isEmpty() ? null : ids.get(0);
     }
 
@@ -306,7 +326,8 @@ public class MybatisTaskStore implements TaskStore {
     @Override
     public List<Long> findDeadIds(QueueId queue, long afterTaskId, int limit) {
         // the status index, read from the given id on; the queue's columns are checked on the dead rows alone
-        return this.jdbc.queryForList("SELECT task_id FROM taskinfo_logs WHERE status = " + TaskStatus.DEAD.code()
+        return this.jdbc.queryForList("SELECT task_id FROM " + this.tables.logs() + " WHERE status = "
+                + TaskStatus.DEAD.code()
                 + " AND task_id > ? AND task_type = ? AND priority = ? ORDER BY task_id LIMIT " + limit, Long.class,
                 afterTaskId, queue.taskType(), queue.priority());
     }
@@ -335,7 +356,7 @@ public class MybatisTaskStore implements TaskStore {
     public Map<QueueId, Long> countDeadByQueue() {
         Map<QueueId, Long> counts = new LinkedHashMap<>();
         // the status index finds the dead rows, which are few, and leaves the executed ones alone
-        this.jdbc.query("SELECT task_type, priority, COUNT(*) FROM taskinfo_logs WHERE status = "
+        this.jdbc.query("SELECT task_type, priority, COUNT(*) FROM " + this.tables.logs() + " WHERE status = "
                 + TaskStatus.DEAD.code() + " GROUP BY task_type, priority",
                 (RowCallbackHandler) (row) -> counts.put(new QueueId(row.getInt(1), row.getInt(2)), row.getLong(3)));
         return counts;
@@ -345,8 +366,8 @@ public class MybatisTaskStore implements TaskStore {
     public Map<QueueId, LiveTasks> countLiveByQueue() {
         Map<QueueId, LiveTasks> counts = new LinkedHashMap<>();
         // taskinfo holds the live tasks only, so this reads no history
-        this.jdbc.query("SELECT task_type, priority, COUNT(*), MIN(execute_time) FROM taskinfo "
-                + "GROUP BY task_type, priority",
+        this.jdbc.query("SELECT task_type, priority, COUNT(*), MIN(execute_time) FROM " + this.tables.tasks()
+                + " GROUP BY task_type, priority",
                 (RowCallbackHandler) (row) -> counts.put(new QueueId(row.getInt(1), row.getInt(2)),
                         new LiveTasks(row.getLong(3), row.getLong(4))));
         return counts;
@@ -366,7 +387,8 @@ public class MybatisTaskStore implements TaskStore {
             change.setExecuteTime(executeTime);
             boolean keepsContext = logsKeepContext();
             // the context its first add carried, which its death kept: read before the log lets it go
-            String carried = keepsContext ? this.jdbc.queryForObject("SELECT trace_context FROM taskinfo_logs "
+            String carried = keepsContext ? this.jdbc.queryForObject("SELECT trace_context FROM "
+                    + this.tables.logs() + " "
                     + "WHERE task_id = ?", String.class, taskId) : null;
             // the status too, not only the version: a discard of the dead task in between must win without
             // MyBatis-Plus's optimistic lock as well
@@ -429,7 +451,8 @@ public class MybatisTaskStore implements TaskStore {
             return List.of();
         }
         StringJoiner in = new StringJoiner(", ",
-                "SELECT " + DatabaseStatements.LIVE_COLUMNS + " FROM taskinfo WHERE task_id IN (", ")");
+                "SELECT " + DatabaseStatements.LIVE_COLUMNS + " FROM " + this.tables.tasks() + " WHERE task_id IN (",
+                        ")");
         taskIds.forEach((id) -> in.add("?"));
         return this.jdbc.query(in.toString(), DatabaseStatements::storedTask, taskIds.toArray());
     }
@@ -474,8 +497,8 @@ public class MybatisTaskStore implements TaskStore {
     private boolean logsKeepContext() {
         Boolean keep = this.logsKeepContext;
         if (keep == null) {
-            Set<String> logColumns = columnsOf("taskinfo_logs");
-            Set<String> taskColumns = columnsOf("taskinfo");
+            Set<String> logColumns = columnsOf(this.tables.logs());
+            Set<String> taskColumns = columnsOf(this.tables.tasks());
             if (logColumns == null || taskColumns == null) {
                 // no tables yet: asked again once there are
                 return false;
@@ -572,14 +595,14 @@ public class MybatisTaskStore implements TaskStore {
         // a plain read first: on MySQL and MariaDB under REPEATABLE READ, an UPDATE that changes nothing keeps the
         // lock of the row it looked at until the caller commits (the outcome of a task found running would wait for
         // it), and one of an id that is not there locks the gap where new tasks' logs go
-        List<Integer> status = this.jdbc.queryForList("SELECT status FROM taskinfo_logs WHERE task_id = ?",
+        List<Integer> status = this.jdbc.queryForList("SELECT status FROM " + this.tables.logs() + " WHERE task_id = ?",
                 Integer.class, taskId);
         if (status.size() != 1 || status.get(0) != TaskStatus.DEAD.code() || !statements().cancelDead(taskId)) {
             return false;
         }
         if (logsKeepContext()) {
             // a discarded task is not requeued: its tenant or user need not stay in the history until the purge
-            this.jdbc.update("UPDATE taskinfo_logs SET trace_context = NULL WHERE task_id = ?", taskId);
+            this.jdbc.update("UPDATE " + this.tables.logs() + " SET trace_context = NULL WHERE task_id = ?", taskId);
         }
         return true;
     }
@@ -600,7 +623,8 @@ public class MybatisTaskStore implements TaskStore {
             return Set.of();
         }
         StringJoiner in = new StringJoiner(", ",
-                "SELECT task_id FROM taskinfo_logs WHERE task_type = ? AND priority = ? AND task_id IN (", ")");
+                "SELECT task_id FROM " + this.tables.logs()
+                        + " WHERE task_type = ? AND priority = ? AND task_id IN (", ")");
         List<Object> args = new ArrayList<>(taskIds.size() + 2);
         args.add(queue.taskType());
         args.add(queue.priority());
@@ -626,17 +650,18 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public void checkSchema() {
-        Set<String> columns = columnsOf("taskinfo_logs");
+        Set<String> columns = columnsOf(this.tables.logs());
         if (columns != null && !columns.contains("finished_at")) {
-            throw new IllegalStateException(MISSING_FINISHED_AT);
+            throw new IllegalStateException(schemaMessage(this.tables.sql(MISSING_FINISHED_AT)));
         }
         if (this.traced) {
-            columns = columnsOf("taskinfo");
+            columns = columnsOf(this.tables.tasks());
             if (columns != null && !columns.contains("trace_context")) {
-                throw new IllegalStateException(MISSING_TRACE_CONTEXT);
+                throw new IllegalStateException(schemaMessage(this.tables.sql(MISSING_TRACE_CONTEXT)));
             }
-            if (!logsKeepContext() && columnsOf("taskinfo_logs") != null) {
-                logger.info("The delay-task schema has no column taskinfo_logs.trace_context (schemas of earlier "
+            if (!logsKeepContext() && columnsOf(this.tables.logs()) != null) {
+                logger.info("The delay-task schema has no column " + this.tables.logs()
+                        + ".trace_context (schemas of earlier "
                         + "versions lack it): a dead task that is requeued runs without the context its add "
                         + "carried, and starts a trace of its own. Add it with the statement of the README "
                         + "('Upgrading a schema created by an earlier version') to keep it");
@@ -645,11 +670,24 @@ public class MybatisTaskStore implements TaskStore {
         // after the checks of single columns, whose messages say more of them
         if (this.validateSchema.getAsBoolean()) {
             List<String> missing = this.statementsJdbc.execute((ConnectionCallback<List<String>>) (connection) ->
-                    SchemaCheck.missing(connection, this::columnsOf, this.traced, this.storeTable));
+                    SchemaCheck.missing(connection, this::columnsOf, this.traced, this.storeTable, this.tables));
             if (missing != null && !missing.isEmpty()) {
-                throw new IllegalStateException(MISSING_SCHEMA + String.join("; ", missing) + MISSING_SCHEMA_FIX);
+                throw new IllegalStateException(
+                        schemaMessage(MISSING_SCHEMA + String.join("; ", missing) + MISSING_SCHEMA_FIX));
             }
         }
+    }
+
+    /**
+     * A message of what the schema lacks, which names the tables with their prefix, and says that the scripts and
+     * statements it points to use the plain names.
+     */
+    private String schemaMessage(String message) {
+        String prefix = this.tables.prefix();
+        return prefix.isEmpty() ? message : message + ". The scripts and statements it points to "
+                + "name the plain tables: with delay-task.jdbc.table-prefix '" + prefix + "', put the prefix before "
+                + "taskinfo in every table and index name (the script delay-task.jdbc.initialize-schema=always runs "
+                + "does so itself)";
     }
 
     /**
@@ -677,13 +715,14 @@ public class MybatisTaskStore implements TaskStore {
     public String storeId() {
         List<String> ids;
         try {
-            ids = this.jdbc.queryForList("SELECT store_id FROM taskinfo_store WHERE id = 1", String.class);
+            ids = this.jdbc.queryForList("SELECT store_id FROM " + this.tables.store() + " WHERE id = 1", String.class);
         }
         catch (BadSqlGrammarException ex) {
-            throw new IllegalStateException(MISSING_STORE_ID + " (" + ex.getMostSpecificCause().getMessage() + ")", ex);
+            throw new IllegalStateException(schemaMessage(this.tables.sql(MISSING_STORE_ID)) + " ("
+                    + ex.getMostSpecificCause().getMessage() + ")", ex);
         }
         if (ids.isEmpty() || ids.get(0) == null || ids.get(0).isBlank()) {
-            throw new IllegalStateException(MISSING_STORE_ID);
+            throw new IllegalStateException(schemaMessage(this.tables.sql(MISSING_STORE_ID)));
         }
         return ids.get(0).trim();
     }

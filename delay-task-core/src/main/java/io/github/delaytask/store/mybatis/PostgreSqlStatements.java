@@ -91,8 +91,12 @@ final class PostgreSqlStatements implements DatabaseStatements {
 
     private final boolean traced;
 
-    PostgreSqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, boolean traced) {
+    private final TableNames tables;
+
+    PostgreSqlStatements(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, boolean traced,
+            TableNames tables) {
         this.jdbc = jdbc;
+        this.tables = tables;
         this.traced = traced;
         this.ownTransaction = new TransactionTemplate(transactionManager);
         this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -106,7 +110,8 @@ final class PostgreSqlStatements implements DatabaseStatements {
     @Override
     public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
         return this.jdbc.query((connection) -> {
-            PreparedStatement statement = prepare(connection, this.traced ? CLAIM_DUE_TRACED : CLAIM_DUE);
+            PreparedStatement statement = prepare(connection,
+                    this.tables.sql(this.traced ? CLAIM_DUE_TRACED : CLAIM_DUE));
             statement.setLong(1, leaseUntil);
             statement.setArray(2, bigints(connection, taskIds));
             statement.setLong(3, now);
@@ -127,7 +132,7 @@ final class PostgreSqlStatements implements DatabaseStatements {
         }
         // PostgreSQL keeps no lock on a row a statement only looked at: nothing here is held for long
         return FinishedIds.all(this.jdbc.query((connection) -> {
-            PreparedStatement statement = prepare(connection, FINISH_EXECUTED);
+            PreparedStatement statement = prepare(connection, this.tables.sql(FINISH_EXECUTED));
             Array idArray = connection.createArrayOf("bigint", ids);
             statement.setArray(1, idArray);
             statement.setArray(2, connection.createArrayOf("integer", versions));
@@ -141,12 +146,12 @@ final class PostgreSqlStatements implements DatabaseStatements {
 
     @Override
     public int renewLeases(Collection<StoredTask> running, long leaseUntil) {
-        return DatabaseStatements.renewLeasesByIdList(this.jdbc, running, leaseUntil);
+        return DatabaseStatements.renewLeasesByIdList(this.jdbc, this.tables, running, leaseUntil);
     }
 
     @Override
     public boolean cancelDead(long taskId) {
-        return DatabaseStatements.cancelDead(this.jdbc, "taskinfo_logs", CLOCK, taskId);
+        return DatabaseStatements.cancelDead(this.jdbc, this.tables.logs(), CLOCK, taskId);
     }
 
     /**
@@ -176,7 +181,8 @@ final class PostgreSqlStatements implements DatabaseStatements {
         this.jdbc.update((connection) -> {
             // reads no table, so no plan of it can go stale: the server may keep it, which halves the cost of a
             // single add (parsing and planning this statement costs more than running it)
-            PreparedStatement statement = connection.prepareStatement(this.traced ? INSERT_ALL_TRACED : INSERT_ALL);
+            PreparedStatement statement = connection
+                .prepareStatement(this.tables.sql(this.traced ? INSERT_ALL_TRACED : INSERT_ALL));
             statement.setArray(1, connection.createArrayOf("bigint", ids));
             statement.setArray(2, connection.createArrayOf("integer", types));
             statement.setArray(3, connection.createArrayOf("integer", priorities));
@@ -203,7 +209,7 @@ final class PostgreSqlStatements implements DatabaseStatements {
         return this.ownTransaction.execute((status) -> {
             this.jdbc.execute("SET LOCAL enable_sort = off");
             return this.jdbc.query((connection) -> {
-                PreparedStatement statement = prepare(connection, FIND_DUE);
+                PreparedStatement statement = prepare(connection, this.tables.sql(FIND_DUE));
                 statement.setLong(1, horizon);
                 statement.setLong(2, afterExecuteTime);
                 statement.setLong(3, afterTaskId);
@@ -216,7 +222,8 @@ final class PostgreSqlStatements implements DatabaseStatements {
     @Override
     public Long findCommittedIdByBizKey(String bizKey) {
         // READ COMMITTED, PostgreSQL's default: each statement sees what was committed before it
-        List<Long> ids = this.jdbc.queryForList("SELECT task_id FROM taskinfo WHERE biz_key = ?", Long.class, bizKey);
+        List<Long> ids = this.jdbc.queryForList("SELECT task_id FROM " + this.tables.tasks() + " WHERE biz_key = ?",
+                Long.class, bizKey);
         return ids.isEmpty() ? null : ids.get(0);
     }
 
@@ -244,7 +251,8 @@ final class PostgreSqlStatements implements DatabaseStatements {
         Integer deleted = this.ownTransaction.execute((tx) -> {
             this.jdbc.execute("SET LOCAL enable_sort = off");
             return this.jdbc.update((connection) -> {
-                PreparedStatement statement = prepare(connection, unstamped ? DELETE_UNSTAMPED : DELETE_FINISHED);
+                PreparedStatement statement = prepare(connection,
+                        this.tables.sql(unstamped ? DELETE_UNSTAMPED : DELETE_FINISHED));
                 statement.setInt(1, status);
                 statement.setLong(2, finishedBefore);
                 statement.setInt(3, limit);

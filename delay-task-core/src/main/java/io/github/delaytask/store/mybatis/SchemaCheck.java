@@ -57,17 +57,19 @@ final class SchemaCheck {
      * @param columnsOf the columns of a table in lower case, or null when there is no such table
      * @param traced whether the context column of {@code taskinfo} is needed
      * @param storeTable whether {@code taskinfo_store} is needed (no Redis key prefix is set)
+     * @param tables the names of the tables and indexes
      */
     static List<String> missing(Connection connection, Function<String, @Nullable Set<String>> columnsOf,
-            boolean traced, boolean storeTable) throws SQLException {
+            boolean traced, boolean storeTable, TableNames tables) throws SQLException {
         List<String> missing = new ArrayList<>();
         for (Map.Entry<String, List<String>> table : COLUMNS.entrySet()) {
             if (table.getKey().equals("taskinfo_store") && !storeTable) {
                 continue;
             }
-            Set<String> columns = columnsOf.apply(table.getKey());
+            String name = tables.sql(table.getKey());
+            Set<String> columns = columnsOf.apply(name);
             if (columns == null) {
-                missing.add("table " + table.getKey());
+                missing.add("table " + name);
                 continue;
             }
             List<String> expected = new ArrayList<>(table.getValue());
@@ -76,7 +78,7 @@ final class SchemaCheck {
             }
             for (String column : expected) {
                 if (!columns.contains(column)) {
-                    missing.add("column " + table.getKey() + "." + column);
+                    missing.add("column " + name + "." + column);
                 }
             }
         }
@@ -84,11 +86,13 @@ final class SchemaCheck {
         String product = metaData.getDatabaseProductName().toLowerCase(Locale.ROOT);
         boolean mySql = product.contains("mysql") || product.contains("mariadb");
         boolean postgreSql = product.contains("postgresql");
-        for (Index index : INDEXES) {
+        for (Index plain : INDEXES) {
+            Index index = plain.under(tables);
             if (missing.contains("table " + index.table())) {
                 continue;
             }
-            if (!has(metaData, connection, index, mySql, postgreSql)) {
+            if (!has(metaData, connection, index, mySql && HINTED_ON_MYSQL.contains(plain.name()), mySql,
+                    postgreSql)) {
                 missing.add("an index on " + index.table() + " " + index.columnList() + (index.unique() ? ", unique" : "")
                         + " (" + index.purpose() + "): CREATE " + (index.unique() ? "UNIQUE " : "") + "INDEX "
                         + index.name() + " ON " + index.table() + " " + index.columnList());
@@ -102,8 +106,8 @@ final class SchemaCheck {
      * MariaDB, InnoDB appends the primary key to every other index, so an index of the leading columns alone serves
      * too, and an index the statements name in a hint must have that name.
      */
-    private static boolean has(DatabaseMetaData metaData, Connection connection, Index expected, boolean mySql,
-            boolean postgreSql) throws SQLException {
+    private static boolean has(DatabaseMetaData metaData, Connection connection, Index expected, boolean hinted,
+            boolean mySql, boolean postgreSql) throws SQLException {
         String table = metaData.storesUpperCaseIdentifiers() ? expected.table().toUpperCase(Locale.ROOT)
                 : expected.table();
         // PostgreSQL finds a table through the whole search path: where it is, not the first schema of the path
@@ -124,7 +128,7 @@ final class SchemaCheck {
             }
         }
         for (Map.Entry<String, TreeMap<Integer, String>> index : columns.entrySet()) {
-            if (mySql && HINTED_ON_MYSQL.contains(expected.name()) && !expected.name().equals(index.getKey())) {
+            if (hinted && !expected.name().equals(index.getKey())) {
                 continue;
             }
             List<String> names = new ArrayList<>(index.getValue().values());
@@ -159,6 +163,11 @@ final class SchemaCheck {
 
         String columnList() {
             return "(" + String.join(", ", this.columns) + ")";
+        }
+
+        /** The index with the names of the given prefix. */
+        Index under(TableNames tables) {
+            return new Index(tables.sql(this.table), tables.sql(this.name), this.unique, this.columns, this.purpose);
         }
 
     }

@@ -9,7 +9,7 @@ import com.baomidou.mybatisplus.annotation.Version;
 /**
  * A row of {@code taskinfo}: a task not yet finished. Public because MyBatis-Plus reads it by reflection.
  */
-@TableName("taskinfo")
+@TableName(value = "taskinfo", keepGlobalPrefix = true)
 public class TaskInfo {
 
     @TableId(type = IdType.ASSIGN_ID)

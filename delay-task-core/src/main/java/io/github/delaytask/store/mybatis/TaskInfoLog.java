@@ -8,7 +8,7 @@ import com.baomidou.mybatisplus.annotation.Version;
 /**
  * A row of {@code taskinfo_logs}: every task, with its status. Public because MyBatis-Plus reads it by reflection.
  */
-@TableName("taskinfo_logs")
+@TableName(value = "taskinfo_logs", keepGlobalPrefix = true)
 public class TaskInfoLog {
 
     @TableId(type = IdType.INPUT)
