@@ -41,6 +41,24 @@ public interface DelayTaskService {
     List<Long> addTasks(List<DelayTask> tasks);
 
     /**
+     * Add a task with a business key, or, if a live task has the key and has not started, replace that task's
+     * execute time and parameters with the given task's, keeping its id ("the last one wins": a digest sent a while
+     * after the last change, a reminder moved with new details). {@link #addTask} keeps the first instead.
+     * <p>
+     * A replaced task fires at its new time only, with its new parameters; it keeps its attempts. Concurrent calls for
+     * one key, on any instance, leave one task carrying one of the calls' time and parameters whole. A task that has
+     * started (a consumer holds it) is never replaced: the call then changes nothing and returns its id, and
+     * {@link #findTask(long)} tells whether it ran. Within a caller's transaction the replacement commits with it.
+     * @param task the task; its business key is required, and an id of its own is not allowed
+     * @return the id of the task added or replaced, also set on {@code task}
+     * @throws IllegalArgumentException if the task has no business key, or has an id
+     * @throws DelayTaskException if the database could not be read or written
+     */
+    default long addOrReplaceTask(DelayTask task) {
+        throw new UnsupportedOperationException("addOrReplaceTask is not supported by " + getClass().getName());
+    }
+
+    /**
      * Cancel a task that has not started running, or discard a {@link TaskStatus#DEAD} one: either way its status
      * becomes {@link TaskStatus#CANCELLED}, and a dead task is no longer listed, counted or requeued as dead.
      * @param taskId the task's id

@@ -47,6 +47,9 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
 
     private static final int MAX_PAGE_SIZE = 1000;
 
+    /** Rounds of {@link #addOrReplaceTask}: one is lost only to the key's task finishing in between. */
+    private static final int REPLACE_ATTEMPTS = 10;
+
     /** Dead tasks read at a time by a requeue of a queue's dead tasks. */
     private static final int REQUEUE_PAGE = 1000;
 
@@ -110,6 +113,10 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
     }
 
     private long addTask(DelayTask task, NewTask newTask) {
+        return store(task, newTask).taskId();
+    }
+
+    private TaskStore.Insertion store(DelayTask task, NewTask newTask) {
         TaskStore.Insertion insertion;
         try {
             insertion = insert(newTask);
@@ -125,7 +132,79 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
             task.setExecuteTime(newTask.executeTime());
             task.setParameters(newTask.parameters());
         }
-        return insertion.taskId();
+        return insertion;
+    }
+
+    private boolean replaced(DelayTask task, NewTask newTask) {
+        StoredTask replaced = dataAccess(() -> this.store.replace(newTask.bizKey(), newTask.taskType(),
+                newTask.priority(), newTask.executeTime(), newTask.parameters(), newTask.traceContext()),
+                "replace the task with key " + newTask.bizKey());
+        if (replaced == null) {
+            return false;
+        }
+        afterCommit(() -> {
+            if (withinWindow(replaced)) {
+                this.handOff.schedule(replaced);
+            }
+            else {
+                this.handOff.remove(replaced);
+            }
+        });
+        task.setTaskId(replaced.taskId());
+        task.setExecuteTime(replaced.executeTime());
+        task.setParameters(replaced.parameters());
+        return true;
+    }
+
+    @Override
+    public long addOrReplaceTask(DelayTask task) {
+        Assert.notNull(task, "Task must not be null");
+        Assert.isTrue(task.getBizKey() != null, "addOrReplaceTask needs a task with a business key, which names the "
+                + "task it replaces");
+        Assert.isTrue(task.getTaskId() == null, () -> "addOrReplaceTask takes no task id (" + task.getTaskId()
+                + "): a replaced task keeps its own");
+        NewTask newTask = newTask(task, this.clock.millis());
+        return this.observations.observeAdd(newTask.taskType(), newTask.priority(),
+                (traceFields) -> addOrReplace(task, newTask.withTraceContext(this.contexts.capture(traceFields))));
+    }
+
+    /**
+     * Replace the live task of the key, or add one; a task that another call adds, or that finishes, in between sends
+     * this round again.
+     */
+    private long addOrReplace(DelayTask task, NewTask newTask) {
+        String bizKey = newTask.bizKey();
+        for (int attempt = 0; attempt < REPLACE_ATTEMPTS; attempt++) {
+            if (replaced(task, newTask)) {
+                return task.getTaskId();
+            }
+            TaskStore.Insertion insertion = store(task, newTask);
+            if (insertion.created() != null) {
+                return insertion.taskId();
+            }
+            // a live task has the key: added by another call meanwhile, held by a consumer, or of another queue
+            if (replaced(task, newTask)) {
+                return task.getTaskId();
+            }
+            long taskId = insertion.taskId();
+            List<StoredTask> live = dataAccess(() -> this.store.findLive(List.of(taskId)), "find task " + taskId);
+            if (live.isEmpty()) {
+                // finished meanwhile (or, in a caller's transaction, committed after its snapshot): again
+                continue;
+            }
+            StoredTask current = live.get(0);
+            if (current.taskType() != newTask.taskType() || current.priority() != newTask.priority()) {
+                throw new DelayTaskException("The live task " + taskId + " with key " + bizKey + " is of type "
+                        + current.taskType() + " and priority " + current.priority() + ", not " + newTask.taskType()
+                        + " and " + newTask.priority() + ": a replacement keeps the task's queue");
+            }
+            if (current.leaseUntil() != null) {
+                // a consumer holds it: never replaced
+                return taskId;
+            }
+        }
+        throw new DelayTaskException("Could not add or replace the task with key " + bizKey + ": it changed under each "
+                + "of " + REPLACE_ATTEMPTS + " attempts");
     }
 
     /**

@@ -83,6 +83,17 @@ public interface TaskStore {
     StoredTask reschedule(long taskId, long executeTime);
 
     /**
+     * Give the live task of a business key, if no consumer holds it and it is of the given queue, a new execute time,
+     * parameters and carried context, keeping its id: one statement overwrites them all at once, found by the key as
+     * last committed (whatever the caller transaction's snapshot), so that concurrent replacements leave one of them
+     * whole.
+     * @param traceContext the context of the replacing add, stored only where the store stores contexts
+     * @return the task as changed, or null if no live task of the key and queue is free to change
+     */
+    StoredTask replace(String bizKey, int taskType, int priority, long executeTime, byte[] parameters,
+            String traceContext);
+
+    /**
      * The live tasks among the given ids; ids of finished or unknown tasks are missing from the result.
      */
     List<StoredTask> findLive(Collection<Long> taskIds);

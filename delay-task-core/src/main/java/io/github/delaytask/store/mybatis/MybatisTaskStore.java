@@ -2,6 +2,7 @@ package io.github.delaytask.store.mybatis;
 
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,6 +36,7 @@ import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.core.RowCallbackHandler;
+import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -443,6 +445,32 @@ public class MybatisTaskStore implements TaskStore {
             }
         }
         return null;
+    }
+
+    @Override
+    public StoredTask replace(String bizKey, int taskType, int priority, long executeTime, byte[] parameters,
+            String traceContext) {
+        SqlParameterValue bytes = new SqlParameterValue(Types.VARBINARY, parameters);
+        return this.transactions.execute((tx) -> {
+            // an UPDATE finds the row as last committed, and waits for another replacement's lock, whose values it
+            // then overwrites whole; a claim that came first leased the row
+            String where = " WHERE biz_key = ? AND lease_until IS NULL AND task_type = ? AND priority = ?";
+            int updated = this.traced
+                    ? this.jdbc.update("UPDATE " + this.tables.tasks() + " SET execute_time = ?, parameters = ?, "
+                            + "trace_context = ?, version = version + 1" + where, executeTime, bytes, traceContext,
+                            bizKey, taskType, priority)
+                    : this.jdbc.update("UPDATE " + this.tables.tasks() + " SET execute_time = ?, parameters = ?, "
+                            + "version = version + 1" + where, executeTime, bytes, bizKey, taskType, priority);
+            if (updated == 0) {
+                return null;
+            }
+            // a transaction sees its own change, whatever its snapshot
+            StoredTask row = this.jdbc.queryForObject("SELECT " + DatabaseStatements.LIVE_COLUMNS + " FROM "
+                    + this.tables.tasks() + " WHERE biz_key = ?", DatabaseStatements::storedTask, bizKey);
+            this.jdbc.update("UPDATE " + this.tables.logs() + " SET execute_time = ?, parameters = ?, "
+                    + "version = version + 1 WHERE task_id = ?", executeTime, bytes, row.taskId());
+            return row;
+        });
     }
 
     @Override
