@@ -27,6 +27,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.transaction.TransactionException;
@@ -41,7 +42,7 @@ import org.springframework.util.Assert;
  * loses nothing: the reload job brings every stored task into Redis before it is due. Single adds made outside a
  * transaction at the same time share one statement and commit ({@link AddCombiner}), unless turned off.
  */
-public class DefaultDelayTaskService implements DelayTaskService, DisposableBean {
+public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle, DisposableBean {
 
     private static final Log logger = LogFactory.getLog(DefaultDelayTaskService.class);
 
@@ -66,6 +67,8 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
     private final AddCombiner adds;
 
     private final RedisHandOff handOff;
+
+    private volatile boolean running;
 
     private final TaskEvents events;
 
@@ -484,6 +487,35 @@ public class DefaultDelayTaskService implements DelayTaskService, DisposableBean
         }
         added.forEach(this.events::added);
         this.handOff.add(due);
+    }
+
+    @Override
+    public void start() {
+        this.running = true;
+    }
+
+    /**
+     * Hand what the database stored to Redis while its connections are still open (they close later in the
+     * lifecycle's stop, before {@link #destroy()}), waiting {@code delay-task.redis.hand-off-timeout} at most.
+     */
+    @Override
+    public void stop() {
+        this.handOff.flush();
+        this.running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    /**
+     * After the listeners ({@link SmartLifecycle#DEFAULT_PHASE}), whose handlers may add tasks as they finish, and
+     * before the wake-ups, which send what this hand-off announces.
+     */
+    @Override
+    public int getPhase() {
+        return DEFAULT_PHASE - 1;
     }
 
     /** Stop the thread that hands committed changes to Redis; what it still holds goes to the reload job. */

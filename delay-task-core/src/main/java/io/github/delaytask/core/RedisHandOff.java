@@ -48,6 +48,9 @@ final class RedisHandOff {
 
     private static final long RETRY_PAUSE_MILLIS = 1000;
 
+    /** The pause between tries while {@link #flush} waits: Redis's connections are about to close. */
+    private static final long FLUSH_RETRY_PAUSE_MILLIS = 50;
+
     private final TaskQueues queues;
 
     private final TaskBroker broker;
@@ -80,6 +83,12 @@ final class RedisHandOff {
 
     private boolean closed;
 
+    /** Whether {@link #flush} waits: what waits is tried at once, and again after short pauses; guarded by the lock. */
+    private boolean flushing;
+
+    /** Whether a flush waited its bound already, which {@link #close} then does not wait again; guarded by the lock. */
+    private boolean flushed;
+
     private Thread thread;
 
     /** The earliest task each queue of the current round was given, for the other instances; the thread's own. */
@@ -109,21 +118,64 @@ final class RedisHandOff {
         submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE)));
     }
 
-    /** Try what is waiting for up to the bound, then stop the thread; what is left goes to the reload job. */
+    /**
+     * Try what waits now, and wait up to the bound for Redis to take it: in the lifecycle's stop, before the
+     * application's Redis connections close, as an application that adds tasks and stops at once (a batch job, a
+     * deployment), or whose Redis was out of reach a moment before, would otherwise leave them to the reload job.
+     * Writes that come later are still taken.
+     */
+    void flush() {
+        long deadline = System.nanoTime() + this.timeoutNanos;
+        this.lock.lock();
+        try {
+            if (this.thread == null || this.closed) {
+                return;
+            }
+            this.flushing = true;
+            this.retryAt = System.nanoTime();
+            this.changed.signalAll();
+            long remaining;
+            while (!idle() && (remaining = deadline - System.nanoTime()) > 0) {
+                this.changed.awaitNanos(remaining);
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        finally {
+            this.flushing = false;
+            this.flushed = true;
+            this.lock.unlock();
+        }
+    }
+
+    /** Whether nothing waits or is under way; under the lock. */
+    private boolean idle() {
+        return this.pending.isEmpty() && this.retries.isEmpty() && this.roundStartedAt == 0;
+    }
+
+    /**
+     * Try what is waiting for up to the bound, unless a flush did, then stop the thread; what is left goes to the
+     * reload job.
+     */
     void close() {
         Thread running;
+        boolean waited;
         this.lock.lock();
         try {
             this.closed = true;
             this.changed.signalAll();
             running = this.thread;
+            waited = this.flushed;
         }
         finally {
             this.lock.unlock();
         }
         if (running != null) {
             try {
-                running.join(TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos) + 1);
+                if (!waited) {
+                    running.join(TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos) + 1);
+                }
                 running.interrupt();
             }
             catch (InterruptedException ex) {
@@ -208,8 +260,16 @@ final class RedisHandOff {
                 retryLater(round);
             }
             finally {
-                this.roundStartedAt = 0;
                 this.toAnnounce.clear();
+                this.lock.lock();
+                try {
+                    this.roundStartedAt = 0;
+                    // a flush waits for the round
+                    this.changed.signalAll();
+                }
+                finally {
+                    this.lock.unlock();
+                }
             }
         }
     }
@@ -370,7 +430,7 @@ final class RedisHandOff {
         try {
             if (this.retries.isEmpty()) {
                 // a pause from the first failure on: later ones do not put off what waits already
-                this.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS);
+                this.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryPauseMillis());
             }
             this.retries.addAll(unwritten);
             for (Write write : unwritten) {
@@ -390,10 +450,12 @@ final class RedisHandOff {
             for (int i = round.size() - 1; i >= 0; i--) {
                 this.pending.addFirst(round.get(i));
             }
-            // new writes do not cut the pause short: a Redis that fails at once must not be tried at the rate of adds
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS);
+            // new writes do not cut the pause short: a Redis that fails at once must not be tried at the rate of adds;
+            // a flush does
+            long start = System.nanoTime();
             long remaining;
-            while (!this.closed && (remaining = until - System.nanoTime()) > 0) {
+            while (!this.closed
+                    && (remaining = start + TimeUnit.MILLISECONDS.toNanos(retryPauseMillis()) - System.nanoTime()) > 0) {
                 this.changed.awaitNanos(remaining);
             }
         }
@@ -403,6 +465,11 @@ final class RedisHandOff {
         finally {
             this.lock.unlock();
         }
+    }
+
+    /** Under the lock. */
+    private long retryPauseMillis() {
+        return this.flushing ? FLUSH_RETRY_PAUSE_MILLIS : RETRY_PAUSE_MILLIS;
     }
 
     /** One caller's writes, done when Redis has them. */

@@ -16,6 +16,9 @@ import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.testsupport.TcpProxy;
 import io.github.delaytask.testsupport.TestBackend;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -165,6 +168,32 @@ class RedisStallFaultTests {
         }
         finally {
             resumer.shutdownNow();
+        }
+    }
+
+    @Test
+    void aTaskAddedWhileRedisWasOutOfReachReachesItWhenTheApplicationStopsRightAfterRedisIsBack() {
+        // the hand-off waits for Redis up to 3 s at the stop, time for Lettuce to reconnect after the cut
+        Map<String, String> properties = properties("delay-task.redis.hand-off-timeout=3s",
+                "delay-task.listener.enabled=false");
+        long[] id = new long[1];
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            this.proxy.cut();
+            // due within the preload window: the hand-off owes it to Redis
+            id[0] = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE).delay(Duration.ofMinutes(2)).build());
+            this.proxy.restore();
+            // stopped at once: before the fix, the hand-off's last try came after Redis's connections had closed
+            ((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();
+        });
+        RedisClient client = RedisClient.create(RedisURI.create(this.backend.redisHost(), this.backend.redisPort()));
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            String future = this.backend.keyPrefix() + ":{" + RecordingListener.TASK_TYPE + ":0}:future";
+            assertThat(connection.sync().zscore(future, Long.toString(id[0])))
+                .as("the task in Redis once the application stopped").isNotNull();
+        }
+        finally {
+            client.shutdown();
         }
     }
 
