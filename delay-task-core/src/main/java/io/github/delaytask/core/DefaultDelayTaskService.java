@@ -48,7 +48,10 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     private static final int MAX_PAGE_SIZE = 1000;
 
-    /** Rounds of {@link #addOrReplaceTask}: one is lost only to the key's task finishing in between. */
+    /**
+     * Rounds of {@link #addOrReplaceTask}: one is lost only to the key's task being added, finishing or being taken
+     * by a consumer between its read and its change.
+     */
     private static final int REPLACE_ATTEMPTS = 10;
 
     /** Dead tasks read at a time by a requeue of a queue's dead tasks. */
@@ -138,27 +141,6 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         return insertion;
     }
 
-    private boolean replaced(DelayTask task, NewTask newTask) {
-        StoredTask replaced = dataAccess(() -> this.store.replace(newTask.bizKey(), newTask.taskType(),
-                newTask.priority(), newTask.executeTime(), newTask.parameters(), newTask.traceContext()),
-                "replace the task with key " + newTask.bizKey());
-        if (replaced == null) {
-            return false;
-        }
-        afterCommit(() -> {
-            if (withinWindow(replaced)) {
-                this.handOff.schedule(replaced);
-            }
-            else {
-                this.handOff.remove(replaced);
-            }
-        });
-        task.setTaskId(replaced.taskId());
-        task.setExecuteTime(replaced.executeTime());
-        task.setParameters(replaced.parameters());
-        return true;
-    }
-
     @Override
     public long addOrReplaceTask(DelayTask task) {
         Assert.notNull(task, "Task must not be null");
@@ -172,38 +154,50 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     }
 
     /**
-     * Replace the live task of the key, or add one; a task that another call adds, or that finishes, in between sends
-     * this round again.
+     * Replace the live task of the key, or add one; a task that another call adds, or that finishes or is taken, in
+     * between sends this round again. Each decision reads what was last committed, whatever a caller's snapshot.
      */
     private long addOrReplace(DelayTask task, NewTask newTask) {
         String bizKey = newTask.bizKey();
         for (int attempt = 0; attempt < REPLACE_ATTEMPTS; attempt++) {
-            if (replaced(task, newTask)) {
-                return task.getTaskId();
-            }
-            TaskStore.Insertion insertion = store(task, newTask);
-            if (insertion.created() != null) {
-                return insertion.taskId();
-            }
-            // a live task has the key: added by another call meanwhile, held by a consumer, or of another queue
-            if (replaced(task, newTask)) {
-                return task.getTaskId();
-            }
-            long taskId = insertion.taskId();
-            List<StoredTask> live = dataAccess(() -> this.store.findLive(List.of(taskId)), "find task " + taskId);
-            if (live.isEmpty()) {
-                // finished meanwhile (or, in a caller's transaction, committed after its snapshot): again
+            StoredTask live = dataAccess(() -> this.store.findLiveByBizKey(bizKey), "find the task with key " + bizKey);
+            if (live == null) {
+                TaskStore.Insertion insertion = dataAccess(() -> this.store.insertKeyed(newTask), "store " + task);
+                if (insertion.created() != null) {
+                    StoredTask created = insertion.created();
+                    afterCommit(() -> enqueueNew(List.of(created)));
+                    task.setTaskId(created.taskId());
+                    task.setExecuteTime(created.executeTime());
+                    task.setParameters(created.parameters());
+                    return created.taskId();
+                }
+                // another call added a task of the key meanwhile: replace it
                 continue;
             }
-            StoredTask current = live.get(0);
-            if (current.taskType() != newTask.taskType() || current.priority() != newTask.priority()) {
-                throw new DelayTaskException("The live task " + taskId + " with key " + bizKey + " is of type "
-                        + current.taskType() + " and priority " + current.priority() + ", not " + newTask.taskType()
-                        + " and " + newTask.priority() + ": a replacement keeps the task's queue");
+            if (live.taskType() != newTask.taskType() || live.priority() != newTask.priority()) {
+                throw new DelayTaskException("The live task " + live.taskId() + " with key " + bizKey + " is of type "
+                        + live.taskType() + " and priority " + live.priority() + ", not " + newTask.taskType() + " and "
+                        + newTask.priority() + ": a replacement keeps the task's queue");
             }
-            if (current.leaseUntil() != null) {
+            task.setTaskId(live.taskId());
+            if (live.leaseUntil() != null) {
                 // a consumer holds it: never replaced
-                return taskId;
+                return live.taskId();
+            }
+            StoredTask replaced = dataAccess(() -> this.store.replace(live, newTask.executeTime(),
+                    newTask.parameters(), newTask.traceContext()), "replace task " + live.taskId());
+            if (replaced != null) {
+                afterCommit(() -> {
+                    if (withinWindow(replaced)) {
+                        this.handOff.schedule(replaced);
+                    }
+                    else {
+                        this.handOff.remove(replaced);
+                    }
+                });
+                task.setExecuteTime(replaced.executeTime());
+                task.setParameters(replaced.parameters());
+                return replaced.taskId();
             }
         }
         throw new DelayTaskException("Could not add or replace the task with key " + bizKey + ": it changed under each "

@@ -83,15 +83,27 @@ public interface TaskStore {
     StoredTask reschedule(long taskId, long executeTime);
 
     /**
-     * Give the live task of a business key, if no consumer holds it and it is of the given queue, a new execute time,
-     * parameters and carried context, keeping its id: one statement overwrites them all at once, found by the key as
-     * last committed (whatever the caller transaction's snapshot), so that concurrent replacements leave one of them
-     * whole.
-     * @param traceContext the context of the replacing add, stored only where the store stores contexts
-     * @return the task as changed, or null if no live task of the key and queue is free to change
+     * The live task of a business key as last committed, whatever the snapshot of a caller's transaction, and
+     * without holding a lock for it: in a caller's transaction, read in a transaction of its own.
+     * @return the task, or null if no live task has the key
      */
-    StoredTask replace(String bizKey, int taskType, int priority, long executeTime, byte[] parameters,
-            String traceContext);
+    StoredTask findLiveByBizKey(String bizKey);
+
+    /**
+     * Store a task with a business key without looking for the key's live task first: an insert that loses to
+     * another task of the key (as last committed) returns that task's id instead.
+     */
+    Insertion insertKeyed(NewTask task);
+
+    /**
+     * Give a live task no consumer holds a new execute time, parameters and carried context, keeping its id: one
+     * statement overwrites them all at once, so that concurrent replacements leave one of them whole.
+     * @param live the task as read, for its queue
+     * @param traceContext the context of the replacing add, stored only where the store stores contexts
+     * @return the task as changed (its version at least one above the one read), or null if it finished or a
+     * consumer took it meanwhile
+     */
+    StoredTask replace(StoredTask live, long executeTime, byte[] parameters, String traceContext);
 
     /**
      * The live tasks among the given ids; ids of finished or unknown tasks are missing from the result.

@@ -84,7 +84,8 @@ public abstract class AbstractReplaceByKeyTests {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             Handlers handlers = context.getBean(Handlers.class);
             String key = key();
-            long first = service.addTask(DelayTask.builder(RUNS).bizKey(key).delay(Duration.ofHours(1))
+            // within the preload window: Redis holds it at this time, which the replacement moves
+            long first = service.addTask(DelayTask.builder(RUNS).bizKey(key).delay(Duration.ofMinutes(2))
                 .parameters("first").build());
             long dueAt = System.currentTimeMillis() + 500;
             DelayTask replacement = DelayTask.builder(RUNS).bizKey(key).executeAt(Instant.ofEpochMilli(dueAt))
@@ -216,6 +217,35 @@ public abstract class AbstractReplaceByKeyTests {
             });
             assertThat(replaced).isEqualTo(added[0]);
             assertThat(service.findTask(key).map(TaskDetails::parameters).map(String::new)).contains("second");
+        });
+    }
+
+    @Test
+    void aReplacementInACallersTransactionWhoseSnapshotStillShowsACancelledTaskAddsANewOne() {
+        this.runner.withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            TransactionTemplate transaction = new TransactionTemplate(
+                    context.getBean(PlatformTransactionManager.class));
+            String key = key();
+            long cancelled = service.addTask(DelayTask.builder(RUNS).bizKey(key).delay(Duration.ofHours(1)).build());
+            long added = transaction.execute((status) -> {
+                // the snapshot of REPEATABLE READ (MySQL, MariaDB) begins here, with the task live
+                assertThat(service.findTask(key)).isPresent();
+                Thread canceller = new Thread(() -> service.cancelTask(cancelled));
+                canceller.start();
+                try {
+                    canceller.join(10_000);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                assertThat(canceller.isAlive()).isFalse();
+                return service.addOrReplaceTask(DelayTask.builder(RUNS).bizKey(key).delay(Duration.ofHours(2))
+                    .parameters("new").build());
+            });
+            assertThat(added).isNotEqualTo(cancelled);
+            assertThat(service.findTask(cancelled)).map(TaskDetails::status).contains(TaskStatus.CANCELLED);
+            assertThat(service.findTask(key).map(TaskDetails::taskId)).contains(added);
         });
     }
 

@@ -98,6 +98,9 @@ public class MybatisTaskStore implements TaskStore {
 
     private final TransactionTemplate nestedTransactions;
 
+    /** Reads outside a caller's transaction, of what was last committed. */
+    private final TransactionTemplate committedReads;
+
     /** For the store's own statements: PostgreSQL plans each of them at each execution ({@link FreshPlans}). */
     private final JdbcTemplate jdbc;
 
@@ -169,6 +172,10 @@ public class MybatisTaskStore implements TaskStore {
         this.transactions = transactions;
         this.nestedTransactions = new TransactionTemplate(transactions.getTransactionManager());
         this.nestedTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        this.committedReads = new TransactionTemplate(transactions.getTransactionManager());
+        this.committedReads.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.committedReads.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.committedReads.setReadOnly(true);
         this.jdbc = new FreshPlanJdbcTemplate(jdbc);
         this.statementsJdbc = jdbc;
         this.ids = ids;
@@ -193,18 +200,38 @@ public class MybatisTaskStore implements TaskStore {
         if (existing != null) {
             return new Insertion(existing, null);
         }
+        return insertKeyed(task);
+    }
+
+    @Override
+    public Insertion insertKeyed(NewTask task) {
         try {
             // a savepoint, so that losing the race for the key leaves the caller's transaction usable
             return created(this.nestedTransactions.execute((status) -> insertRows(task)));
         }
         catch (DuplicateKeyException ex) {
             // the winner has committed by now (the insert waited for it); a plain read may not see it yet
-            existing = statements().findCommittedIdByBizKey(task.bizKey());
+            Long existing = statements().findCommittedIdByBizKey(task.bizKey());
             if (existing != null) {
                 return new Insertion(existing, null);
             }
             throw ex;
         }
+    }
+
+    @Override
+    public StoredTask findLiveByBizKey(String bizKey) {
+        String sql = "SELECT " + DatabaseStatements.LIVE_COLUMNS + " FROM " + this.tables.tasks() + " WHERE biz_key = ?";
+        if (!inCallerTransaction()) {
+            List<StoredTask> found = this.jdbc.query(sql, DatabaseStatements::storedTask, bizKey);
+            return found.isEmpty() ? null : found.get(0);
+        }
+        // the caller's snapshot (REPEATABLE READ) may be older than the task's last change, and a locking read would
+        // hold the row until the caller commits: a transaction of its own, which reads what was last committed
+        return this.committedReads.execute((status) -> {
+            List<StoredTask> found = this.jdbc.query(sql, DatabaseStatements::storedTask, bizKey);
+            return found.isEmpty() ? null : found.get(0);
+        });
     }
 
     private static Insertion created(StoredTask task) {
@@ -448,28 +475,26 @@ public class MybatisTaskStore implements TaskStore {
     }
 
     @Override
-    public StoredTask replace(String bizKey, int taskType, int priority, long executeTime, byte[] parameters,
-            String traceContext) {
+    public StoredTask replace(StoredTask live, long executeTime, byte[] parameters, String traceContext) {
+        long taskId = live.taskId();
         SqlParameterValue bytes = new SqlParameterValue(Types.VARBINARY, parameters);
         return this.transactions.execute((tx) -> {
-            // an UPDATE finds the row as last committed, and waits for another replacement's lock, whose values it
-            // then overwrites whole; a claim that came first leased the row
-            String where = " WHERE biz_key = ? AND lease_until IS NULL AND task_type = ? AND priority = ?";
+            // no version: a replacement overwrites whatever another one wrote, in one statement that waits for the
+            // other's row lock; a claim that came first leased the row, which this then leaves alone
+            String where = " WHERE task_id = ? AND lease_until IS NULL";
             int updated = this.traced
                     ? this.jdbc.update("UPDATE " + this.tables.tasks() + " SET execute_time = ?, parameters = ?, "
                             + "trace_context = ?, version = version + 1" + where, executeTime, bytes, traceContext,
-                            bizKey, taskType, priority)
+                            taskId)
                     : this.jdbc.update("UPDATE " + this.tables.tasks() + " SET execute_time = ?, parameters = ?, "
-                            + "version = version + 1" + where, executeTime, bytes, bizKey, taskType, priority);
+                            + "version = version + 1" + where, executeTime, bytes, taskId);
             if (updated == 0) {
                 return null;
             }
-            // a transaction sees its own change, whatever its snapshot
-            StoredTask row = this.jdbc.queryForObject("SELECT " + DatabaseStatements.LIVE_COLUMNS + " FROM "
-                    + this.tables.tasks() + " WHERE biz_key = ?", DatabaseStatements::storedTask, bizKey);
             this.jdbc.update("UPDATE " + this.tables.logs() + " SET execute_time = ?, parameters = ?, "
-                    + "version = version + 1 WHERE task_id = ?", executeTime, bytes, row.taskId());
-            return row;
+                    + "version = version + 1 WHERE task_id = ?", executeTime, bytes, taskId);
+            return new StoredTask(taskId, live.taskType(), live.priority(), executeTime, parameters,
+                    live.version() + 1, live.attempts(), null);
         });
     }
 
