@@ -119,10 +119,6 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     }
 
     private long addTask(DelayTask task, NewTask newTask) {
-        return store(task, newTask).taskId();
-    }
-
-    private TaskStore.Insertion store(DelayTask task, NewTask newTask) {
         TaskStore.Insertion insertion;
         try {
             insertion = insert(newTask);
@@ -138,7 +134,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
             task.setExecuteTime(newTask.executeTime());
             task.setParameters(newTask.parameters());
         }
-        return insertion;
+        return insertion.taskId();
     }
 
     @Override
@@ -187,14 +183,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
             StoredTask replaced = dataAccess(() -> this.store.replace(live, newTask.executeTime(),
                     newTask.parameters(), newTask.traceContext()), "replace task " + live.taskId());
             if (replaced != null) {
-                afterCommit(() -> {
-                    if (withinWindow(replaced)) {
-                        this.handOff.schedule(replaced);
-                    }
-                    else {
-                        this.handOff.remove(replaced);
-                    }
-                });
+                afterCommit(() -> moveInRedis(replaced));
                 task.setExecuteTime(replaced.executeTime());
                 task.setParameters(replaced.parameters());
                 return replaced.taskId();
@@ -389,15 +378,18 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         if (moved == null) {
             return false;
         }
-        afterCommit(() -> {
-            if (withinWindow(moved)) {
-                this.handOff.schedule(moved);
-            }
-            else {
-                this.handOff.remove(moved);
-            }
-        });
+        afterCommit(() -> moveInRedis(moved));
         return true;
+    }
+
+    /** A task given a new time: due then in Redis, or out of Redis when that is beyond the preload window. */
+    private void moveInRedis(StoredTask moved) {
+        if (withinWindow(moved)) {
+            this.handOff.schedule(moved);
+        }
+        else {
+            this.handOff.remove(moved);
+        }
     }
 
     @Override
