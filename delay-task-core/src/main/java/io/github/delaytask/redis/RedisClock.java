@@ -22,10 +22,12 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * be on its clock too: on an instance whose clock is behind, a task added with a delay of a minute would otherwise be
  * due at once, and every retry's back-off would be spent before it began. Public for wiring.
  * <p>
- * The offset is measured once {@link #start() started} and then every {@code resync}, from a thread of its own, with
+ * Redis's time is read once {@link #start() started} and then every {@code resync}, from a thread of its own, with
  * a {@code TIME} call, so that this clock is behind Redis's by its round trip at most and never ahead; reading the
- * clock never waits for Redis. Until the first answer,
- * or while Redis cannot be reached, the last offset known (none at first) applies.
+ * clock never waits for Redis. Between two readings it runs on the monotonic clock ({@link System#nanoTime()}), not
+ * on this instance's: a step of the instance's clock (an NTP correction, a virtual machine resumed) moves no due time
+ * computed here. Until Redis first answers, this instance's clock applies; while Redis cannot be reached, the last
+ * reading goes on.
  */
 public final class RedisClock extends Clock implements SmartLifecycle {
 
@@ -34,8 +36,8 @@ public final class RedisClock extends Clock implements SmartLifecycle {
     /** An offset this large is worth a warning: NTP keeps clocks far closer. */
     static final long WARN_MILLIS = 1000;
 
-    /** A round trip this quick measures the offset well enough; a slower one is measured again. */
-    private static final long QUICK_ROUND_TRIP_MILLIS = 5;
+    /** A round trip this quick reads Redis's time well enough; a slower one is read again. */
+    private static final long QUICK_ROUND_TRIP_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     /** Calls to {@code TIME} at most per measure. */
     private static final int SAMPLES = 3;
@@ -47,9 +49,14 @@ public final class RedisClock extends Clock implements SmartLifecycle {
 
     private final LongSupplier serverMillis;
 
+    private final LongSupplier nanos;
+
     private final long resyncMillis;
 
     private final CountDownLatch firstAnswer = new CountDownLatch(1);
+
+    /** Redis's time as last read, and the monotonic clock's then; null until Redis first answers. */
+    private volatile @Nullable Reading reading;
 
     private volatile long offsetMillis;
 
@@ -63,12 +70,13 @@ public final class RedisClock extends Clock implements SmartLifecycle {
      * @param resync how often the offset is measured again
      */
     public RedisClock(StringRedisTemplate redis, Clock local, Duration resync) {
-        this(() -> serverMillis(redis), local, resync);
+        this(() -> serverMillis(redis), local, System::nanoTime, resync);
     }
 
-    RedisClock(LongSupplier serverMillis, Clock local, Duration resync) {
+    RedisClock(LongSupplier serverMillis, Clock local, LongSupplier nanos, Duration resync) {
         this.local = local;
         this.serverMillis = serverMillis;
+        this.nanos = nanos;
         this.resyncMillis = resync.toMillis();
     }
 
@@ -83,7 +91,12 @@ public final class RedisClock extends Clock implements SmartLifecycle {
 
     @Override
     public long millis() {
-        return this.local.millis() + this.offsetMillis;
+        Reading last = this.reading;
+        if (last == null) {
+            return this.local.millis();
+        }
+        // rounded down: never ahead of Redis
+        return last.serverMillis() + (this.nanos.getAsLong() - last.nanos()) / 1_000_000;
     }
 
     @Override
@@ -98,25 +111,26 @@ public final class RedisClock extends Clock implements SmartLifecycle {
 
     @Override
     public Clock withZone(ZoneId zone) {
-        return Clock.offset(this.local.withZone(zone), Duration.ofMillis(this.offsetMillis));
+        return new Zoned(this, zone);
     }
 
-    /** How far Redis's clock is ahead of this instance's, in ms, as last measured. */
+    /** How far Redis's clock was ahead of this instance's, in ms, when last read. */
     public long offsetMillis() {
         return this.offsetMillis;
     }
 
     /**
-     * Measure the offset: the server's time against the end of a {@code TIME} call's round trip, taking the quickest
+     * Read Redis's time: the server's time against the end of a {@code TIME} call's round trip, taking the quickest
      * of a few calls when one is slow (a pause of this thread, a busy server).
      */
     void sample() {
         long best = Long.MAX_VALUE;
+        Reading read = null;
         long offset = 0;
-        for (int i = 0; i < SAMPLES && best > QUICK_ROUND_TRIP_MILLIS; i++) {
-            long sent = this.local.millis();
+        for (int i = 0; i < SAMPLES && best > QUICK_ROUND_TRIP_NANOS; i++) {
+            long sent = this.nanos.getAsLong();
             long server = this.serverMillis.getAsLong();
-            long answered = this.local.millis();
+            long answered = this.nanos.getAsLong();
             if (answered - sent < best) {
                 best = answered - sent;
                 // Redis read its clock somewhere within the round trip; taken as at its end (and a millisecond more
@@ -124,9 +138,11 @@ public final class RedisClock extends Clock implements SmartLifecycle {
                 // trip at most. A dispatcher then never looks for a task before Redis holds it due: a look a moment
                 // early finds nothing, and at a paused queue, whose due work a look moves aside, the next look is an
                 // idle poll interval away.
-                offset = server - answered - 1;
+                read = new Reading(server - 1, answered);
+                offset = server - 1 - this.local.millis();
             }
         }
+        this.reading = read;
         this.offsetMillis = offset;
         if (Math.abs(offset - this.warnedMillis) >= WARN_MILLIS) {
             this.warnedMillis = offset;
@@ -164,8 +180,9 @@ public final class RedisClock extends Clock implements SmartLifecycle {
             catch (RuntimeException ex) {
                 if (!told) {
                     told = true;
-                    logger.debug("Could not read the Redis server's clock; the offset last measured ("
-                            + this.offsetMillis + " ms) applies", ex);
+                    logger.debug("Could not read the Redis server's clock; its last reading goes on ("
+                            + ((this.reading != null) ? "Redis " + this.offsetMillis + " ms ahead of this instance"
+                                    : "none yet: this instance's clock applies") + ")", ex);
                 }
             }
             try {
@@ -196,6 +213,44 @@ public final class RedisClock extends Clock implements SmartLifecycle {
     @Override
     public int getPhase() {
         return DEFAULT_PHASE - 2;
+    }
+
+    /** Redis's time, and the monotonic clock's reading at that moment. */
+    private record Reading(long serverMillis, long nanos) {
+    }
+
+    /** This clock in another zone: the zone changes no instant. */
+    private static final class Zoned extends Clock {
+
+        private final RedisClock clock;
+
+        private final ZoneId zone;
+
+        Zoned(RedisClock clock, ZoneId zone) {
+            this.clock = clock;
+            this.zone = zone;
+        }
+
+        @Override
+        public long millis() {
+            return this.clock.millis();
+        }
+
+        @Override
+        public Instant instant() {
+            return this.clock.instant();
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return this.zone;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return new Zoned(this.clock, zone);
+        }
+
     }
 
 }

@@ -25,14 +25,22 @@ class RedisClockTests {
     /** How far Redis's clock is ahead of the local one. */
     private long redisAhead;
 
-    private final RedisClock clock = new RedisClock(this::time, this.local, Duration.ofSeconds(30));
+    /** The monotonic clock, in ns: it moves with the local clock, but no step of the local clock moves it. */
+    private long nanos = 77_000_000_000L;
+
+    private final RedisClock clock = new RedisClock(this::time, this.local, () -> this.nanos, Duration.ofSeconds(30));
 
     private long time() {
         long[] call = this.calls.removeFirst();
-        this.local.millis += call[1];
+        elapse(call[1]);
         long server = this.local.millis + this.redisAhead;
-        this.local.millis += call[0] - call[1];
+        elapse(call[0] - call[1]);
         return server;
+    }
+
+    private void elapse(long millis) {
+        this.local.millis += millis;
+        this.nanos += millis * 1_000_000;
     }
 
     @Test
@@ -64,6 +72,28 @@ class RedisClockTests {
         assertThat(this.calls).isEmpty();
         long redisNow = this.local.millis + this.redisAhead;
         assertThat(this.clock.millis()).isBetween(redisNow - 2, redisNow);
+    }
+
+    @Test
+    void betweenReadingsThisClockRunsWithTime() {
+        this.redisAhead = 40;
+        this.calls.add(new long[] { 2, 1 });
+        this.clock.sample();
+        elapse(12_345);
+        long redisNow = this.local.millis + this.redisAhead;
+        assertThat(this.clock.millis()).isBetween(redisNow - 3, redisNow);
+    }
+
+    @Test
+    void aStepOfTheLocalClockAfterAReadingMovesThisClockNot() {
+        this.redisAhead = 0;
+        this.calls.add(new long[] { 2, 1 });
+        this.clock.sample();
+        long redisAtReading = this.local.millis + this.redisAhead;
+        // NTP steps this host's clock an hour back, then a second passes
+        this.local.millis -= 3_600_000;
+        elapse(1000);
+        assertThat(this.clock.millis()).isBetween(redisAtReading + 1000 - 3, redisAtReading + 1000);
     }
 
     @Test

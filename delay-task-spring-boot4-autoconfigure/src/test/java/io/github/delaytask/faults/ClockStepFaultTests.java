@@ -118,6 +118,24 @@ class ClockStepFaultTests {
         assertThat(shortest).as("ms between a failed run and its retry").isGreaterThanOrEqualTo(1990);
     }
 
+    @Test
+    void aWorkerWhoseClockStepsBackAnHourMidRunWaitsOutEveryRetrysBackOff() {
+        startWorker(Duration.ZERO, RecordingListener.FAIL + "=true", "delay-task.retry.max-attempts=3",
+                "delay-task.retry.initial-delay=2s", "delay-task.retry.multiplier=1");
+        List<Long> ids = addTasks();
+        await().atMost(Duration.ofSeconds(20)).until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") >= 1);
+        // an NTP step between two of the worker's readings of Redis's time (every 30 s): before, the back-offs
+        // computed until the next reading were an hour short, and the retries ran at once
+        this.clock.setOffset(Duration.ofHours(-1));
+        await().atMost(Duration.ofSeconds(60))
+            .until(() -> this.runs.count("SELECT COUNT(*) FROM fault_runs") >= 3L * ids.size());
+        long shortest = this.runs.count("SELECT MIN(started_at - previous) FROM (SELECT started_at, "
+                + "LAG(started_at) OVER (PARTITION BY task_id ORDER BY started_at) AS previous FROM fault_runs) runs "
+                + "WHERE previous IS NOT NULL");
+        this.runs.print("clock-step-retries", "shortest-gap-ms=" + shortest);
+        assertThat(shortest).as("ms between a failed run and its retry").isGreaterThanOrEqualTo(1990);
+    }
+
     private void startWorker(Duration offset, String... overrides) {
         this.clock = FakeClock.offsetBy(offset);
         Map<String, String> properties = FaultApp.properties(this.backend, overrides);
