@@ -59,7 +59,11 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     private final TaskStore store;
 
-    private final TaskBroker broker;
+    private final Claims claims;
+
+    private final Outcomes outcomes;
+
+    private final Pauses pauses;
 
     private final PayloadCodec codec;
 
@@ -79,35 +83,25 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     private final TaskContexts contexts;
 
-    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
-            Clock clock, ServiceSettings settings, TaskEvents events) {
-        this(store, queues, broker, codec, clock, settings, events, TaskObservations.NONE);
-    }
-
     /**
-     * @param observations the observations of adds, whose trace context is stored with the tasks
-     */
-    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
-            Clock clock, ServiceSettings settings, TaskEvents events, TaskObservations observations) {
-        this(store, queues, broker, codec, clock, settings, events, observations, TaskContexts.NONE);
-    }
-
-    /**
+     * @param clock the clock of execute times
      * @param observations the observations of adds, whose trace context is stored with the tasks
      * @param contexts what of the adding thread's context is stored with the tasks, for their handlers
      */
-    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker, PayloadCodec codec,
-            Clock clock, ServiceSettings settings, TaskEvents events, TaskObservations observations,
-            TaskContexts contexts) {
+    public DefaultDelayTaskService(TaskStore store, TaskQueues queues, Claims claims, Outcomes outcomes,
+            Pauses pauses, DueSignals signals, PayloadCodec codec, Clock clock, ServiceSettings settings,
+            TaskEvents events, TaskObservations observations, TaskContexts contexts) {
         this.observations = observations;
         this.contexts = contexts;
         this.store = store;
-        this.broker = broker;
+        this.claims = claims;
+        this.outcomes = outcomes;
+        this.pauses = pauses;
         this.codec = codec;
         this.clock = clock;
         this.settings = settings;
         this.events = events;
-        this.handOff = new RedisHandOff(queues, broker, settings.redisHandOffTimeout());
+        this.handOff = new RedisHandOff(queues, signals, settings.redisHandOffTimeout());
         this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::enqueueNew);
     }
 
@@ -396,12 +390,12 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     public DelayTask poll(int taskType, int priority) {
         QueueId queue = queueOf(taskType, priority);
         while (true) {
-            TaskBroker.Batch batch = this.broker.claim(queue, 1);
+            Claims.Batch batch = this.claims.claim(queue, 1);
             if (batch.taken() == 0) {
                 return null;
             }
             for (StoredTask task : batch.tasks()) {
-                if (this.broker.complete(task)) {
+                if (this.outcomes.complete(task)) {
                     return task.toDelayTask();
                 }
             }
@@ -413,7 +407,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         Assert.notNull(handler, "Handler must not be null");
         QueueId queue = queueOf(taskType, priority);
         while (true) {
-            TaskBroker.Batch batch = this.broker.claim(queue, 1);
+            Claims.Batch batch = this.claims.claim(queue, 1);
             if (batch.taken() == 0) {
                 return false;
             }
@@ -423,10 +417,10 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
                     handler.accept(task.toDelayTask());
                 }
                 catch (RuntimeException | Error ex) {
-                    this.broker.fail(task, ex, this.settings.retryPolicy());
+                    this.outcomes.fail(task, ex, this.settings.retryPolicy());
                     throw ex;
                 }
-                if (!this.broker.complete(task)) {
+                if (!this.outcomes.complete(task)) {
                     logger.warn("Task " + task.taskId() + " was handled after its lease ran out; it may run again");
                 }
                 return true;
@@ -436,17 +430,17 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     @Override
     public boolean pauseQueue(int taskType, int priority) {
-        return this.broker.pause(queueOf(taskType, priority));
+        return this.pauses.pause(queueOf(taskType, priority));
     }
 
     @Override
     public boolean resumeQueue(int taskType, int priority) {
-        return this.broker.resume(queueOf(taskType, priority));
+        return this.pauses.resume(queueOf(taskType, priority));
     }
 
     @Override
     public boolean isQueuePaused(int taskType, int priority) {
-        return this.broker.paused(queueOf(taskType, priority));
+        return this.pauses.paused(queueOf(taskType, priority));
     }
 
     private static QueueId queueOf(int taskType, int priority) {

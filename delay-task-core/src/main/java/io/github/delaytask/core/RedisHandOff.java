@@ -53,7 +53,7 @@ final class RedisHandOff {
 
     private final TaskQueues queues;
 
-    private final TaskBroker broker;
+    private final DueSignals signals;
 
     private final long timeoutNanos;
 
@@ -94,9 +94,9 @@ final class RedisHandOff {
     /** The earliest task each queue of the current round was given, for the other instances; the thread's own. */
     private final Map<QueueId, Long> toAnnounce = new LinkedHashMap<>();
 
-    RedisHandOff(TaskQueues queues, TaskBroker broker, Duration timeout) {
+    RedisHandOff(TaskQueues queues, DueSignals signals, Duration timeout) {
         this.queues = queues;
-        this.broker = broker;
+        this.signals = signals;
         this.timeoutNanos = timeout.toNanos();
     }
 
@@ -242,7 +242,7 @@ final class RedisHandOff {
                 this.failing = !unwritten.isEmpty();
                 finish(round);
                 // after the adds were let go: a wake-up is a round trip that no add should wait for
-                this.broker.announce(this.toAnnounce);
+                this.signals.announce(this.toAnnounce);
                 if (!unwritten.isEmpty()) {
                     // on a Cluster, what a master that stalls or failed holds: tried again after a pause, while
                     // what comes meanwhile for the other masters goes on at once
@@ -402,7 +402,7 @@ final class RedisHandOff {
 
     /** Wake this instance's dispatcher now; the other instances' once the round is done (see {@link #run}). */
     private void scheduled(QueueId queue, long executeTime) {
-        this.broker.scheduled(queue, executeTime);
+        this.signals.scheduled(queue, executeTime);
         this.toAnnounce.merge(queue, executeTime, Math::min);
     }
 

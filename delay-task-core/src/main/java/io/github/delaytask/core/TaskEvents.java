@@ -10,8 +10,8 @@ import io.github.delaytask.store.StoredTask;
 /**
  * Hears what happens to tasks on this instance, for metrics. Public for wiring.
  * <p>
- * The service, the broker and the listener containers call it on their own threads, in the middle of their work:
- * an implementation must be quick and must not throw. Every method does nothing by default.
+ * The service, the claims, the outcomes and the listener containers call it on their own threads, in the middle of
+ * their work: an implementation must be quick and must not throw. Every method does nothing by default.
  */
 public interface TaskEvents {
 

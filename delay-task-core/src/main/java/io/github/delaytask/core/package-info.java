@@ -1,5 +1,5 @@
 /**
- * The task service and the broker between Redis and the database that hands tasks to consumers.
+ * The task service, and the claims and outcomes between Redis and the database that hand tasks to consumers.
  */
 @NullMarked
 package io.github.delaytask.core;

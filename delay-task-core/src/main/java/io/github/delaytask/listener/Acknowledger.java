@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -47,7 +47,7 @@ final class Acknowledger implements Runnable {
     /** When the last batch began, nanos of {@link System#nanoTime()}. */
     private long lastBatchStart = System.nanoTime() - BUSY_BATCH_GAP_NANOS;
 
-    private final TaskBroker broker;
+    private final Outcomes outcomes;
 
     private final IntConsumer recorded;
 
@@ -74,11 +74,11 @@ final class Acknowledger implements Runnable {
      * @param handlersWaiting whether handlers wait for outcomes to be recorded before they may start (a small pool:
      * the tasks not recorded yet are as many as it may hold)
      */
-    Acknowledger(TaskBroker broker, Duration lease, RedisBookkeeping redis, IntConsumer recorded,
+    Acknowledger(Outcomes outcomes, Duration lease, RedisBookkeeping redis, IntConsumer recorded,
             BooleanSupplier handlersWaiting) {
-        this.broker = broker;
+        this.outcomes = outcomes;
         this.redis = redis;
-        this.held = new HeldOutcomes(broker, lease, redis, () -> this.thread != null && this.thread.isAlive());
+        this.held = new HeldOutcomes(outcomes, lease, redis, () -> this.thread != null && this.thread.isAlive());
         this.recorded = recorded;
         this.handlersWaiting = handlersWaiting;
     }
@@ -170,9 +170,9 @@ final class Acknowledger implements Runnable {
         List<StoredTask> tasks = new ArrayList<>(batch.size());
         batch.forEach((executed) -> tasks.add(executed.task()));
         try {
-            TaskBroker.Recorded recorded = this.broker.recordAll(tasks);
+            Outcomes.Recorded recorded = this.outcomes.recordAll(tasks);
             this.held.add(recorded.held());
-            forget(this.broker, this.redis, recorded.finished());
+            forget(this.outcomes, this.redis, recorded.finished());
             this.backoff = new Backoff();
             // those held count as recorded: they wait on a thread of their own, and take no handler's room
             this.recorded.accept(batch.size());
@@ -205,9 +205,9 @@ final class Acknowledger implements Runnable {
     }
 
     /** Have Redis forget tasks the database recorded, when it answers. */
-    static void forget(TaskBroker broker, RedisBookkeeping redis, List<StoredTask> finished) {
+    static void forget(Outcomes outcomes, RedisBookkeeping redis, List<StoredTask> finished) {
         if (!finished.isEmpty()) {
-            redis.submit("forget " + finished.size() + " finished task(s)", () -> broker.forget(finished));
+            redis.submit("forget " + finished.size() + " finished task(s)", () -> outcomes.forget(finished));
         }
     }
 

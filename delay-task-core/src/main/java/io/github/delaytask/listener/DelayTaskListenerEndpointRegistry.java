@@ -8,7 +8,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.PayloadCodec;
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.ConsumedQueues;
+import io.github.delaytask.core.DueSignals;
+import io.github.delaytask.core.Outcomes;
+import io.github.delaytask.core.Pauses;
 import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.observation.TaskObservations;
@@ -35,7 +39,15 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private final DelayTaskListenerAnnotationBeanPostProcessor processor;
 
-    private final TaskBroker broker;
+    private final Claims claims;
+
+    private final Outcomes outcomes;
+
+    private final Pauses pauses;
+
+    private final DueSignals signals;
+
+    private final ConsumedQueues consumed;
 
     private final PayloadCodec codec;
 
@@ -47,7 +59,7 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private final TaskContexts contexts;
 
-    private final TaskBroker.ScheduleListener scheduleListener = this::scheduled;
+    private final DueSignals.Listener scheduleListener = this::scheduled;
 
     private volatile @Nullable Dispatcher dispatcher;
 
@@ -63,31 +75,22 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private volatile boolean running;
 
-    public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
-            TaskBroker broker, PayloadCodec codec, ListenerSettings settings, TaskEvents events) {
-        this(processor, broker, codec, settings, events, TaskObservations.NONE);
-    }
-
     /**
-     * @param observations the observations of handler runs, which continue the trace stored with each task
-     */
-    public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
-            TaskBroker broker, PayloadCodec codec, ListenerSettings settings, TaskEvents events,
-            TaskObservations observations) {
-        this(processor, broker, codec, settings, events, observations, TaskContexts.NONE);
-    }
-
-    /**
+     * @param consumed where the queues the dispatcher claims from are recorded while it does
      * @param observations the observations of handler runs, which continue the trace stored with each task
      * @param contexts the context each task's add carried, restored around its handler's runs
      */
-    public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor,
-            TaskBroker broker, PayloadCodec codec, ListenerSettings settings, TaskEvents events,
-            TaskObservations observations, TaskContexts contexts) {
+    public DelayTaskListenerEndpointRegistry(DelayTaskListenerAnnotationBeanPostProcessor processor, Claims claims,
+            Outcomes outcomes, Pauses pauses, DueSignals signals, ConsumedQueues consumed, PayloadCodec codec,
+            ListenerSettings settings, TaskEvents events, TaskObservations observations, TaskContexts contexts) {
         this.observations = observations;
         this.contexts = contexts;
         this.processor = processor;
-        this.broker = broker;
+        this.claims = claims;
+        this.outcomes = outcomes;
+        this.pauses = pauses;
+        this.signals = signals;
+        this.consumed = consumed;
         this.codec = codec;
         this.settings = settings;
         this.events = events;
@@ -108,30 +111,30 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.events.handlerPoolStarted(pool.executor());
         RedisBookkeeping redis = new RedisBookkeeping(this.settings.lease().toNanos());
         this.redisBookkeeping = redis;
-        this.acknowledger = new Acknowledger(this.broker, this.settings.lease(), redis, pool::recorded,
+        this.acknowledger = new Acknowledger(this.outcomes, this.settings.lease(), redis, pool::recorded,
                 pool::handlersWaitToStart);
         this.acknowledger.start();
         this.leases = new Leases((running) -> renewLeases(redis, running), this.settings.lease().toNanos(),
                 this.events);
-        HandBack handBack = new HandBack(this.broker, redis);
+        HandBack handBack = new HandBack(this.outcomes, redis);
         this.handBack = handBack;
         this.leases.start();
-        Dispatcher started = new Dispatcher(this.broker::claimAll, pool,
+        Dispatcher started = new Dispatcher(this.claims::claimAll, pool,
                 (queue, task, reservation, startBy, recordBy) -> start(pool, handBack, queue, task, reservation,
                         startBy, recordBy),
-                this.settings, this.settings.idleLook(), new Waiter(), this.broker::millis);
+                this.settings, this.settings.idleLook(), new Waiter(), this.claims::millis);
         for (ListenerEndpoint endpoint : endpoints) {
             TaskRun run = new TaskRun(endpoint, new ListenerMethodInvoker(endpoint, this.codec),
-                    endpoint.retryPolicy(this.settings.retryPolicy()), this.broker, pool, this.acknowledger,
-                    this.events, this.observations, this.contexts, this.leases,
+                    endpoint.retryPolicy(this.settings.retryPolicy()), this.outcomes, this.pauses, pool,
+                    this.acknowledger, this.events, this.observations, this.contexts, this.leases,
                     endpoint.timeout(this.settings.timeout()), handBack,
                     (piece) -> redis.submit("record a failed run", piece));
             started.listen(endpoint.queue(), run, endpoint.concurrency());
         }
         this.dispatcher = started;
         // the queues first: the wake-ups' subscription, once made, looks at each of them
-        this.broker.listens(started.queues());
-        this.broker.addScheduleListener(this.scheduleListener);
+        this.consumed.listens(started.queues());
+        this.signals.addListener(this.scheduleListener);
         started.start();
         logger.info("Started " + endpoints.size() + " delay-task listener(s) with " + this.settings.concurrency()
                 + " handler thread(s)");
@@ -150,13 +153,13 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
             return;
         }
         this.running = false;
-        this.broker.removeScheduleListener(this.scheduleListener);
+        this.signals.removeListener(this.scheduleListener);
         long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
         long graceDeadline = deadline + TimeUnit.MILLISECONDS.toNanos(GRACE_MILLIS);
         Dispatcher stopped = this.dispatcher;
         if (stopped != null) {
             stopped.stop();
-            this.broker.stopsListening(stopped.queues());
+            this.consumed.stopsListening(stopped.queues());
         }
         if (this.workers != null) {
             this.workers.stopStarting();
@@ -255,10 +258,10 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     /** The database's lease first, which fences the tasks; Redis's when it answers. */
     private int renewLeases(RedisBookkeeping redis, Collection<StoredTask> running) {
-        int renewed = this.broker.renewLeasesInDatabase(running);
+        int renewed = this.outcomes.renewLeasesInDatabase(running);
         List<StoredTask> extended = List.copyOf(running);
         redis.submitLatest("extend the leases of " + extended.size() + " running task(s)", Leases.class,
-                () -> this.broker.extendLeasesInRedis(extended));
+                () -> this.outcomes.extendLeasesInRedis(extended));
         return renewed;
     }
 

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Claims;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;
@@ -254,7 +254,7 @@ final class Dispatcher implements Runnable {
         long claimedAt = System.nanoTime();
         long startBy = claimedAt + this.leaseNanos / 10 * 9;
         long recordBy = claimedAt + this.leaseNanos;
-        TaskBroker.Batches result;
+        Claims.Batches result;
         try {
             result = this.claimer.claim(counts);
         }
@@ -271,7 +271,7 @@ final class Dispatcher implements Runnable {
         for (Map.Entry<QueueId, Integer> count : counts.entrySet()) {
             ListenedQueue queue = this.queues.get(count.getKey());
             Reservation reservation = reserved.get(queue.queue());
-            TaskBroker.Batch batch = result.batches().get(queue.queue());
+            Claims.Batch batch = result.batches().get(queue.queue());
             if (batch == null) {
                 reservation.release();
                 // a claim only late is looked at again soon, for its answer; one that failed after a pause
@@ -304,7 +304,7 @@ final class Dispatcher implements Runnable {
     }
 
     /** When a queue needs its next claim, after one that asked for {@code asked} tasks. */
-    private long nextLook(long now, int asked, TaskBroker.Batch batch) {
+    private long nextLook(long now, int asked, Claims.Batch batch) {
         // a resume wakes every instance up (one whose wake-up is lost sees it at its next look); while paused, due
         // work still moves to the ready set when it falls due, where the queue's meters and the dashboard count it,
         // also that of a task scheduled before this claim, whose own look this claim took
@@ -318,7 +318,7 @@ final class Dispatcher implements Runnable {
     }
 
     /** Whether a claim's next look is for a task known to be due then. */
-    private boolean expectsTask(int asked, TaskBroker.Batch batch) {
+    private boolean expectsTask(int asked, Claims.Batch batch) {
         if (batch.paused()) {
             return false;
         }
@@ -353,11 +353,11 @@ final class Dispatcher implements Runnable {
         }
     }
 
-    /** Claims due tasks of many queues at once: {@link TaskBroker#claimAll}. */
+    /** Claims due tasks of many queues at once: {@link Claims#claimAll}. */
     @FunctionalInterface
     interface Claimer {
 
-        TaskBroker.Batches claim(Map<QueueId, Integer> counts);
+        Claims.Batches claim(Map<QueueId, Integer> counts);
 
     }
 

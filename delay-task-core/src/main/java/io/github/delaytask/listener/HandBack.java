@@ -2,7 +2,7 @@ package io.github.delaytask.listener;
 
 import java.util.List;
 
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.store.StoredTask;
 
 /**
@@ -13,19 +13,19 @@ import io.github.delaytask.store.StoredTask;
  */
 final class HandBack {
 
-    private final TaskBroker broker;
+    private final Outcomes outcomes;
 
     private final RedisBookkeeping redis;
 
-    HandBack(TaskBroker broker, RedisBookkeeping redis) {
-        this.broker = broker;
+    HandBack(Outcomes outcomes, RedisBookkeeping redis) {
+        this.outcomes = outcomes;
         this.redis = redis;
     }
 
     void tasks(List<StoredTask> unstarted) {
-        List<StoredTask> back = this.broker.unclaimAll(unstarted);
+        List<StoredTask> back = this.outcomes.unclaimAll(unstarted);
         if (!back.isEmpty()) {
-            this.redis.submit("hand back " + back.size() + " unstarted task(s)", () -> this.broker.putBack(back));
+            this.redis.submit("hand back " + back.size() + " unstarted task(s)", () -> this.outcomes.putBack(back));
         }
     }
 

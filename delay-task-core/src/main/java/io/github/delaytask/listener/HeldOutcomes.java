@@ -12,7 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,7 +34,7 @@ final class HeldOutcomes implements Runnable {
 
     private static final long MAX_ROUND_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final TaskBroker broker;
+    private final Outcomes outcomes;
 
     private final RedisBookkeeping redis;
 
@@ -59,8 +59,8 @@ final class HeldOutcomes implements Runnable {
      * @param redis what tells Redis of the outcomes and leases the database recorded
      * @param arriving whether the acknowledger may still hand tasks over
      */
-    HeldOutcomes(TaskBroker broker, Duration lease, RedisBookkeeping redis, BooleanSupplier arriving) {
-        this.broker = broker;
+    HeldOutcomes(Outcomes outcomes, Duration lease, RedisBookkeeping redis, BooleanSupplier arriving) {
+        this.outcomes = outcomes;
         this.redis = redis;
         this.arriving = arriving;
         this.roundNanos = Math.min(MAX_ROUND_NANOS, lease.toNanos() / 6);
@@ -129,15 +129,15 @@ final class HeldOutcomes implements Runnable {
         long now = System.nanoTime();
         newcomers.forEach((task) -> this.waiting.putIfAbsent(task, now));
         try {
-            TaskBroker.Recorded recorded = this.broker.recordAll(new ArrayList<>(this.waiting.keySet()));
-            Acknowledger.forget(this.broker, this.redis, recorded.finished());
+            Outcomes.Recorded recorded = this.outcomes.recordAll(new ArrayList<>(this.waiting.keySet()));
+            Acknowledger.forget(this.outcomes, this.redis, recorded.finished());
             List<StoredTask> held = recorded.held();
             this.waiting.keySet().retainAll(new HashSet<>(held));
             this.reported.retainAll(held.stream().map(StoredTask::taskId).toList());
             if (!held.isEmpty()) {
-                this.broker.renewLeasesInDatabase(held);
+                this.outcomes.renewLeasesInDatabase(held);
                 this.redis.submitLatest("extend the leases of " + held.size() + " held task(s)", HeldOutcomes.class,
-                        () -> this.broker.extendLeasesInRedis(held));
+                        () -> this.outcomes.extendLeasesInRedis(held));
                 report(now);
             }
         }

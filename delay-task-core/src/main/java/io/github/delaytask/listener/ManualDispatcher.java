@@ -7,7 +7,8 @@ import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.core.RetryPolicy;
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
@@ -26,7 +27,9 @@ public final class ManualDispatcher {
 
     private final DelayTaskListenerAnnotationBeanPostProcessor processor;
 
-    private final TaskBroker broker;
+    private final Claims claims;
+
+    private final Outcomes outcomes;
 
     private final PayloadCodec codec;
 
@@ -34,19 +37,15 @@ public final class ManualDispatcher {
 
     private final TaskContexts contexts;
 
-    public ManualDispatcher(DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker,
-            PayloadCodec codec, RetryPolicy defaults) {
-        this(processor, broker, codec, defaults, TaskContexts.NONE);
-    }
-
     /**
      * @param contexts the context each task's add carried, restored around its handler's runs
      */
-    public ManualDispatcher(DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker,
-            PayloadCodec codec, RetryPolicy defaults, TaskContexts contexts) {
+    public ManualDispatcher(DelayTaskListenerAnnotationBeanPostProcessor processor, Claims claims,
+            Outcomes outcomes, PayloadCodec codec, RetryPolicy defaults, TaskContexts contexts) {
         this.contexts = contexts;
         this.processor = processor;
-        this.broker = broker;
+        this.claims = claims;
+        this.outcomes = outcomes;
         this.codec = codec;
         this.defaults = defaults;
     }
@@ -67,7 +66,7 @@ public final class ManualDispatcher {
         while (claimedAny) {
             claimedAny = false;
             for (Runner runner : runners) {
-                TaskBroker.Batch batch = this.broker.claim(runner.endpoint().queue(), BATCH);
+                Claims.Batch batch = this.claims.claim(runner.endpoint().queue(), BATCH);
                 // ids Redis handed out that the database turned down (finished tasks) count as claimed: the next
                 // claim may find due tasks behind them
                 claimedAny |= batch.taken() > 0;
@@ -89,10 +88,10 @@ public final class ManualDispatcher {
                 logger.warn("Task " + task.taskId() + " failed in " + runner.endpoint().describe() + " (attempt "
                         + task.attempt() + " of " + runner.retryPolicy().maxAttempts() + ")", ex);
             }
-            this.broker.fail(task, ex, runner.retryPolicy());
+            this.outcomes.fail(task, ex, runner.retryPolicy());
             return;
         }
-        this.broker.complete(task);
+        this.outcomes.complete(task);
     }
 
     /** The handler with the context its add carried, as a listener container runs it. */

@@ -9,7 +9,8 @@ import java.util.concurrent.TimeoutException;
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.core.RetryPolicy;
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Outcomes;
+import io.github.delaytask.core.Pauses;
 import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.observation.TaskObservations;
@@ -32,7 +33,9 @@ final class TaskRun {
 
     private final RetryPolicy retryPolicy;
 
-    private final TaskBroker broker;
+    private final Outcomes outcomes;
+
+    private final Pauses pauses;
 
     private final WorkerPool workers;
 
@@ -57,16 +60,18 @@ final class TaskRun {
      * @param redisHalf runs Redis's half of a failed run (its retry time, a dead task forgotten), once the database
      * has it
      */
-    TaskRun(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy, TaskBroker broker,
-            WorkerPool workers, Acknowledger acknowledger, TaskEvents events, TaskObservations observations,
-            TaskContexts contexts, Leases leases, Duration timeout, HandBack handBack, Executor redisHalf) {
+    TaskRun(ListenerEndpoint endpoint, ListenerMethodInvoker invoker, RetryPolicy retryPolicy, Outcomes outcomes,
+            Pauses pauses, WorkerPool workers, Acknowledger acknowledger, TaskEvents events,
+            TaskObservations observations, TaskContexts contexts, Leases leases, Duration timeout, HandBack handBack,
+            Executor redisHalf) {
         this.contexts = contexts;
         this.handBack = handBack;
         this.redisHalf = redisHalf;
         this.endpoint = endpoint;
         this.invoker = invoker;
         this.retryPolicy = retryPolicy;
-        this.broker = broker;
+        this.outcomes = outcomes;
+        this.pauses = pauses;
         this.workers = workers;
         this.acknowledger = acknowledger;
         this.events = events;
@@ -85,7 +90,7 @@ final class TaskRun {
     void run(StoredTask task, long startBy, long recordBy) {
         try {
             if (this.workers.awaitRoomToStart(startBy)) {
-                if (!this.broker.knownPaused(task.queue())) {
+                if (!this.pauses.knownPaused(task.queue())) {
                     handle(task, recordBy);
                     return;
                 }
@@ -189,7 +194,7 @@ final class TaskRun {
         error.setStackTrace(where);
         logger.warn("Task " + task.taskId() + " timed out in " + this.endpoint.describe() + " (attempt "
                 + task.attempt() + " of " + this.retryPolicy.maxAttempts() + ")", error);
-        this.broker.fail(task, error, this.retryPolicy, this.redisHalf);
+        this.outcomes.fail(task, error, this.retryPolicy, this.redisHalf);
     }
 
     /** Record a failed run, trying again while the database may come back and the lease allows. */
@@ -197,7 +202,7 @@ final class TaskRun {
         Backoff backoff = new Backoff();
         while (true) {
             try {
-                this.broker.fail(task, failure, this.retryPolicy, this.redisHalf);
+                this.outcomes.fail(task, failure, this.retryPolicy, this.redisHalf);
                 return;
             }
             catch (RuntimeException ex) {

@@ -14,7 +14,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.DistributedLocks;
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.ConsumedQueues;
+import io.github.delaytask.core.DueSignals;
 import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
@@ -58,9 +60,11 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private final RedisLossRecovery recovery;
 
-    private final TaskBroker broker;
+    private final Claims claims;
 
-    private final TaskBroker.LossListener lossListener = this::queueLost;
+    private final ConsumedQueues consumed;
+
+    private final Claims.LossListener lossListener = this::queueLost;
 
     private final TaskQueues queues;
 
@@ -87,15 +91,22 @@ public class DelayTaskJobs implements SmartLifecycle {
     private volatile boolean running;
 
     /**
+     * @param claims the claims whose losses a recovery follows, and which move the due tasks of the queues no
+     * dispatcher here claims from
+     * @param signals told of the tasks a reload or recovery brought into Redis
+     * @param consumed the queues this instance claims from: a recovery marks them loaded, the refresh leaves those a
+     * dispatcher here claims from to it
      * @param clock the clock of the times the health details show
      */
-    public DelayTaskJobs(TaskStore store, TaskQueues queues, TaskBroker broker, DistributedLocks locks,
-            JobSettings settings, HistorySettings history, Clock clock) {
-        this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock, broker::reloaded);
-        this.recovery = new RedisLossRecovery(this.reloader, queues, locks, broker::consumedQueues,
+    public DelayTaskJobs(TaskStore store, TaskQueues queues, Claims claims, DueSignals signals,
+            ConsumedQueues consumed, DistributedLocks locks, JobSettings settings, HistorySettings history,
+            Clock clock) {
+        this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock, signals::reloaded);
+        this.recovery = new RedisLossRecovery(this.reloader, queues, locks, consumed::consumed,
                 settings.reloadInterval());
         this.purger = new HistoryPurger(store, history);
-        this.broker = broker;
+        this.claims = claims;
+        this.consumed = consumed;
         this.queues = queues;
         this.store = store;
         this.locks = locks;
@@ -126,7 +137,7 @@ public class DelayTaskJobs implements SmartLifecycle {
             this.executor.scheduleWithFixedDelay(this::purgeUnderLock, 0, this.history.purgeInterval().toMillis(),
                     TimeUnit.MILLISECONDS);
         }
-        this.broker.addLossListener(this.lossListener);
+        this.claims.addLossListener(this.lossListener);
     }
 
     /**
@@ -162,7 +173,7 @@ public class DelayTaskJobs implements SmartLifecycle {
             return;
         }
         this.running = false;
-        this.broker.removeLossListener(this.lossListener);
+        this.claims.removeLossListener(this.lossListener);
         this.executor.shutdownNow();
         try {
             if (!this.executor.awaitTermination(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -248,7 +259,7 @@ public class DelayTaskJobs implements SmartLifecycle {
             this.registered = registered;
             this.registeredAt = now;
         }
-        Set<QueueId> listened = this.broker.listenedQueues();
+        Set<QueueId> listened = this.consumed.listened();
         if (listened.containsAll(registered)) {
             return;
         }
@@ -258,14 +269,14 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private void refresh(Set<QueueId> registered) {
         long now = System.nanoTime();
-        Set<QueueId> listened = this.broker.listenedQueues();
+        Set<QueueId> listened = this.consumed.listened();
         this.emptySince.keySet().retainAll(registered);
         for (QueueId queue : registered) {
             if (listened.contains(queue)) {
                 // its dispatcher moves its due tasks, and looks at it when it needs to
                 continue;
             }
-            Claim moved = this.broker.moveDue(queue);
+            Claim moved = this.claims.moveDue(queue);
             // a paused queue stays in the registry, so that every instance still lists it
             if (moved.nextDueInMillis() >= 0 || moved.paused()) {
                 this.emptySince.remove(queue);

@@ -15,11 +15,15 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.TaskContextPropagator;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.ConsumedQueues;
 import io.github.delaytask.core.DeadTaskEvents;
 import io.github.delaytask.core.DefaultDelayTaskService;
+import io.github.delaytask.core.DueSignals;
+import io.github.delaytask.core.Outcomes;
+import io.github.delaytask.core.Pauses;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.ServiceSettings;
-import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.health.DelayTaskHealth;
@@ -285,13 +289,40 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        TaskBroker delayTaskBroker(TaskStore store, TaskQueues queues, DelayTaskProperties properties,
-                BeanFactory beanFactory, ObjectProvider<TaskEvents> events, ObjectProvider<WakeUps> wakeUps,
+        ConsumedQueues delayTaskConsumedQueues() {
+            return new ConsumedQueues();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        DueSignals delayTaskDueSignals(ConsumedQueues consumed, ObjectProvider<WakeUps> wakeUps,
+                BeanFactory beanFactory) {
+            return new DueSignals(dueClock(beanFactory), consumed, wakeUps.getIfAvailable());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        Pauses delayTaskPauses(TaskQueues queues, DueSignals signals, BeanFactory beanFactory) {
+            return new Pauses(queues, signals, dueClock(beanFactory));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        Claims delayTaskClaims(TaskStore store, TaskQueues queues, DueSignals signals, Pauses pauses,
+                ConsumedQueues consumed, DelayTaskProperties properties, BeanFactory beanFactory,
+                ObjectProvider<TaskEvents> events) {
+            return new Claims(store, queues, properties.getLease(), dueClock(beanFactory), events(events), signals,
+                    pauses, consumed);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        Outcomes delayTaskOutcomes(TaskStore store, TaskQueues queues, DueSignals signals,
+                DelayTaskProperties properties, BeanFactory beanFactory, ObjectProvider<TaskEvents> events,
                 ApplicationEventPublisher publisher) {
-            // the broker records deaths, which the application hears of as DeadTaskEvents
-            TaskEvents brokerEvents = TaskEvents.of(List.of(events(events), new DeadTaskEvents(publisher, store)));
-            return new TaskBroker(store, queues, properties.getLease(), dueClock(beanFactory), brokerEvents,
-                    wakeUps.getIfAvailable());
+            // the outcomes record deaths, which the application hears of as DeadTaskEvents
+            TaskEvents outcomeEvents = TaskEvents.of(List.of(events(events), new DeadTaskEvents(publisher, store)));
+            return new Outcomes(store, queues, properties.getLease(), dueClock(beanFactory), outcomeEvents, signals);
         }
 
         /** The retry policy of listeners that set none of their own, which delay-task-test runs by too. */
@@ -305,15 +336,15 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, TaskBroker broker,
-                DelayTaskProperties properties, PayloadCodec codec, RetryPolicy retryPolicy,
-                BeanFactory beanFactory, ObjectProvider<TaskEvents> events, TaskObservations observations,
-                TaskContexts contexts) {
+        DelayTaskService delayTaskService(TaskStore store, TaskQueues queues, Claims claims, Outcomes outcomes,
+                Pauses pauses, DueSignals signals, DelayTaskProperties properties, PayloadCodec codec,
+                RetryPolicy retryPolicy, BeanFactory beanFactory, ObjectProvider<TaskEvents> events,
+                TaskObservations observations, TaskContexts contexts) {
             ServiceSettings settings = new ServiceSettings(properties.getPreloadWindow(),
                     properties.getMaxParametersSize().toBytes(), properties.getJdbc().isGroupAdds(),
                     properties.getRedis().getHandOffTimeout(), retryPolicy);
-            return new DefaultDelayTaskService(store, queues, broker, codec, dueClock(beanFactory), settings,
-                    events(events), observations, contexts);
+            return new DefaultDelayTaskService(store, queues, claims, outcomes, pauses, signals, codec,
+                    dueClock(beanFactory), settings, events(events), observations, contexts);
         }
 
     }
@@ -331,7 +362,8 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         @ConditionalOnBooleanProperty(name = "delay-task.listener.enabled", matchIfMissing = true)
         DelayTaskListenerEndpointRegistry delayTaskListenerEndpointRegistry(
-                DelayTaskListenerAnnotationBeanPostProcessor processor, TaskBroker broker, PayloadCodec codec,
+                DelayTaskListenerAnnotationBeanPostProcessor processor, Claims claims, Outcomes outcomes,
+                Pauses pauses, DueSignals signals, ConsumedQueues consumed, PayloadCodec codec,
                 RetryPolicy retryPolicy, DelayTaskProperties properties, Environment environment,
                 ObjectProvider<TaskEvents> events, TaskObservations observations, TaskContexts contexts,
                 ObjectProvider<WakeUps> wakeUps) {
@@ -345,8 +377,8 @@ final class DelayTaskConfigurations {
             ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                     batchSize, listener.getPollInterval(), properties.getShutdownTimeout(),
                     properties.getLease(), retryPolicy, virtualThreads(environment), idleLook, listener.getTimeout());
-            return new DelayTaskListenerEndpointRegistry(processor, broker, codec, settings, events(events),
-                    observations, contexts);
+            return new DelayTaskListenerEndpointRegistry(processor, claims, outcomes, pauses, signals, consumed,
+                    codec, settings, events(events), observations, contexts);
         }
 
         /** Boot's own test of {@code spring.threads.virtual.enabled}, which works on Java 21 and later only. */
@@ -391,10 +423,11 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, TaskBroker broker, DistributedLocks locks,
-                DelayTaskProperties properties, BeanFactory beanFactory) {
+        DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, Claims claims, DueSignals signals,
+                ConsumedQueues consumed, DistributedLocks locks, DelayTaskProperties properties,
+                BeanFactory beanFactory) {
             DelayTaskProperties.History history = properties.getHistory();
-            return new DelayTaskJobs(store, queues, broker, locks,
+            return new DelayTaskJobs(store, queues, claims, signals, consumed, locks,
                     new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
                             properties.getRefreshInterval()),
                     new HistorySettings(history.getRetention(), history.getDeadRetention(),

@@ -57,7 +57,7 @@ public class DelayTaskEndpointAutoConfiguration {
                 DelayTaskConfigurations.dueClock(beanFactory), properties.getShowParameters(), properties.getRoles());
     }
 
-    /** What the endpoint shows of this instance's recent runs; the service, broker and listeners tell it. */
+    /** What the endpoint shows of this instance's recent runs; the service, claims, outcomes and listeners tell it. */
     @Bean
     @ConditionalOnBean({ DelayTaskService.class, TaskStore.class, TaskQueues.class })
     @ConditionalOnMissingBean

@@ -41,7 +41,7 @@ import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.SIMPL
  * Micrometer meters of delay-task, when the application has a {@link MeterRegistry}: tasks added and completed,
  * handler lateness and duration, the handler pool, and the size, latency and dead tasks of every queue.
  * <p>
- * Ordered before {@link DelayTaskAutoConfiguration}, whose service, broker and listeners take the
+ * Ordered before {@link DelayTaskAutoConfiguration}, whose service, claims, outcomes and listeners take the
  * {@link TaskEvents} bean defined here; its conditions are the same, so both are on or off together.
  */
 @AutoConfiguration(before = DelayTaskAutoConfiguration.class, afterName = { METRICS_3, METRICS_4,

@@ -28,7 +28,9 @@ import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.RetryPolicy;
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.DueSignals;
+import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
@@ -228,7 +230,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
             service.addTask(DelayTask.builder(RECORDED).taskId(id).executeAt(Instant.ofEpochMilli(now + 1000)).build());
             // the other application's task of that id, in a queue this one listens to as well
             context.getBean(TaskQueues.class).schedule(othersQueue, id, now);
-            context.getBean(TaskBroker.class).scheduled(othersQueue, now);
+            context.getBean(DueSignals.class).scheduled(othersQueue, now);
             await().atMost(Duration.ofSeconds(10)).until(() -> status(context, id) == TaskStatus.EXECUTED);
             assertThat(listeners.runs.get(id)).as("runs of this application's task").hasSize(1);
             // through several leases and claims: the other's id is put off for its owner, never dropped
@@ -469,14 +471,14 @@ public abstract class AbstractDelayTaskIntegrationTests {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             service.addTask(DelayTask.builder(NO_LISTENER).delay(Duration.ofMinutes(1)).build());
             long inFlight = service.addTask(DelayTask.builder(NO_LISTENER).build());
-            TaskBroker.Batch claimed = context.getBean(TaskBroker.class).claim(new QueueId(NO_LISTENER, 0), 10);
+            Claims.Batch claimed = context.getBean(Claims.class).claim(new QueueId(NO_LISTENER, 0), 10);
             assertThat(claimed.tasks()).extracting(StoredTask::taskId).containsExactly(inFlight);
             DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
             assertThat(jobs.reloadNow()).isEqualTo(2);
             assertThat(jobs.reloadNow()).isEqualTo(2);
             assertThat(redisSizes(context, NO_LISTENER)).as("future, ready, in flight").containsExactly(1, 0, 1);
             assertThat(service.poll(NO_LISTENER, 0)).as("the task in flight is not handed out again").isNull();
-            assertThat(context.getBean(TaskBroker.class).complete(claimed.tasks().get(0))).isTrue();
+            assertThat(context.getBean(Outcomes.class).complete(claimed.tasks().get(0))).isTrue();
         });
     }
 
@@ -491,13 +493,13 @@ public abstract class AbstractDelayTaskIntegrationTests {
             long lostId = service
                 .addTask(DelayTask.builder(NO_LISTENER).executeAt(java.time.Instant.ofEpochMilli(soon + 60_000)).build());
             List<Long> told = new CopyOnWriteArrayList<>();
-            TaskBroker.ScheduleListener listener = (scheduled, executeTime) -> {
+            DueSignals.Listener listener = (scheduled, executeTime) -> {
                 if (scheduled.equals(queue)) {
                     told.add(executeTime);
                 }
             };
-            TaskBroker broker = context.getBean(TaskBroker.class);
-            broker.addScheduleListener(listener);
+            DueSignals signals = context.getBean(DueSignals.class);
+            signals.addListener(listener);
             try {
                 DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
                 assertThat(jobs.reloadNow()).as("both read").isEqualTo(2);
@@ -509,7 +511,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
                     .containsOnly(soon + 60_000);
             }
             finally {
-                broker.removeScheduleListener(listener);
+                signals.removeListener(listener);
             }
         });
     }
@@ -577,11 +579,12 @@ public abstract class AbstractDelayTaskIntegrationTests {
             .withBean(StaleReads.class)
             .run((context) -> {
                 DelayTaskService service = context.getBean(DelayTaskService.class);
-                TaskBroker broker = context.getBean(TaskBroker.class);
+                Claims claims = context.getBean(Claims.class);
+                Outcomes outcomes = context.getBean(Outcomes.class);
                 TaskQueues queues = context.getBean(TaskQueues.class);
                 QueueId queue = new QueueId(NO_LISTENER, 0);
                 long id = service.addTask(DelayTask.builder(NO_LISTENER).build());
-                StoredTask claimed = broker.claim(queue, 1).tasks().get(0);
+                StoredTask claimed = claims.claim(queue, 1).tasks().get(0);
                 // the recovery of the queue, which the claim found never loaded, is over before the rest
                 await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(queue)).isEmpty());
                 queues.add(queue, Map.of(id, 0L));
@@ -590,9 +593,9 @@ public abstract class AbstractDelayTaskIntegrationTests {
                 // the handler fails and records its retry once the second claim has read the task, still leased
                 context.getBean(StaleReads.class).afterRead = () -> {
                     retryAt[0] = System.currentTimeMillis();
-                    broker.fail(claimed, new IllegalStateException("failed"), retries);
+                    outcomes.fail(claimed, new IllegalStateException("failed"), retries);
                 };
-                assertThat(broker.claim(queue, 1).tasks()).as("the second claim's tasks").isEmpty();
+                assertThat(claims.claim(queue, 1).tasks()).as("the second claim's tasks").isEmpty();
                 Double score = context.getBean(StringRedisTemplate.class)
                     .opsForZSet()
                     .score(queues.keyPrefix() + ":{" + NO_LISTENER + ":0}:future", Long.toString(id));
@@ -753,7 +756,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             long id = service.addTask(DelayTask.builder(RECORDED).build());
             // a consumer takes the task and dies before acknowledging it
-            TaskBroker.Batch batch = context.getBean(TaskBroker.class).claim(new QueueId(RECORDED, 0), 1);
+            Claims.Batch batch = context.getBean(Claims.class).claim(new QueueId(RECORDED, 0), 1);
             assertThat(batch.tasks()).extracting(StoredTask::taskId).containsExactly(id);
             assertThat(service.cancelTask(id)).as("a taken task cannot be cancelled").isFalse();
             taken[0] = id;
@@ -1169,7 +1172,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
      */
     private void awaitFirstRecovery(AssertableApplicationContext context, int taskType) {
         QueueId queue = new QueueId(taskType, 0);
-        context.getBean(TaskBroker.class).claim(queue, 0);
+        context.getBean(Claims.class).claim(queue, 0);
         TaskQueues queues = context.getBean(TaskQueues.class);
         await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(queue)).isEmpty());
     }

@@ -13,7 +13,8 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.autoconfigure.hostapp.HostApplication;
 import io.github.delaytask.autoconfigure.hostapp.HostMapper;
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.RedisKeys;
@@ -73,7 +74,8 @@ class DelayTaskAutoConfigurationTests {
             .hasSingleBean(DelayTaskService.class)
             .hasSingleBean(TaskStore.class)
             .hasSingleBean(TaskQueues.class)
-            .hasSingleBean(TaskBroker.class)
+            .hasSingleBean(Claims.class)
+            .hasSingleBean(Outcomes.class)
             .hasSingleBean(DistributedLocks.class)
             .hasSingleBean(DelayTaskJobs.class)
             .hasSingleBean(DelayTaskListenerEndpointRegistry.class)

@@ -11,7 +11,7 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Claims;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.metrics.DelayTaskMeters;
@@ -195,18 +195,18 @@ class DelayTaskMetricsAutoConfigurationTests {
     void aClaimedTaskWhoseLeaseRanOutIsCountedRedeliveredOnceWhenItIsDueAgain() {
         this.runner.withPropertyValues("delay-task.lease=1s").run((context) -> {
             long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(NO_LISTENER).build());
-            TaskBroker broker = context.getBean(TaskBroker.class);
+            Claims claims = context.getBean(Claims.class);
             QueueId queue = new QueueId(NO_LISTENER, 0);
             // a consumer that takes the task and never reports back, as one that died would
-            assertThat(broker.claim(queue, 1).tasks()).extracting(StoredTask::taskId).containsExactly(id);
+            assertThat(claims.claim(queue, 1).tasks()).extracting(StoredTask::taskId).containsExactly(id);
             assertThat(counter(context, "delaytask.tasks.redelivered", NO_LISTENER)).isZero();
 
             await().atMost(Duration.ofSeconds(30)).until(() -> {
-                broker.claim(queue, 0);
+                claims.claim(queue, 0);
                 return counter(context, "delaytask.tasks.redelivered", NO_LISTENER) > 0;
             });
             assertThat(counter(context, "delaytask.tasks.redelivered", NO_LISTENER)).isEqualTo(1);
-            assertThat(broker.claim(queue, 1).tasks()).as("due again").extracting(StoredTask::taskId)
+            assertThat(claims.claim(queue, 1).tasks()).as("due again").extracting(StoredTask::taskId)
                 .containsExactly(id);
         });
     }

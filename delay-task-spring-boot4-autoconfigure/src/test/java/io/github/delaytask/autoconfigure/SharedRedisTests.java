@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
-import io.github.delaytask.core.TaskBroker;
+import io.github.delaytask.core.Claims;
 import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.WakeUps;
@@ -139,13 +139,13 @@ class SharedRedisTests {
                             .withPropertyValues("delay-task.redis.key-prefix=" + shared,
                                     "delay-task.listener.enabled=false")
                             .run((other) -> {
-                                TaskBroker broker = other.getBean(TaskBroker.class);
+                                Claims claims = other.getBean(Claims.class);
                                 QueueId queue = new QueueId(TYPE, 0);
                                 long started = System.nanoTime();
-                                TaskBroker.Batch putOff = broker.claim(queue, 10);
+                                Claims.Batch putOff = claims.claim(queue, 10);
                                 assertThat(putOff.taken()).isOne();
                                 assertThat(putOff.tasks()).isEmpty();
-                                TaskBroker.Batch next = broker.claim(queue, 10);
+                                Claims.Batch next = claims.claim(queue, 10);
                                 long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                                 assertThat(next.taken()).isZero();
                                 // due again for its owner a second after the first claim; this one looks 100 ms

@@ -2,8 +2,9 @@ package io.github.delaytask.test;
 
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.PayloadCodec;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.core.RetryPolicy;
-import io.github.delaytask.core.TaskBroker;
 import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.ManualDispatcher;
@@ -21,16 +22,16 @@ import org.springframework.context.annotation.Bean;
  * {@code delay-task-test}; the same on Spring Boot 3.5 and 4.
  */
 @AutoConfiguration(afterName = "io.github.delaytask.autoconfigure.DelayTaskAutoConfiguration")
-@ConditionalOnBean({ DelayTaskService.class, TaskStore.class, TaskBroker.class, DelayTaskJobs.class })
+@ConditionalOnBean({ DelayTaskService.class, TaskStore.class, Claims.class, Outcomes.class, DelayTaskJobs.class })
 public class DelayTaskTestAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
     DelayTaskTester delayTaskTester(DelayTaskService service, TaskStore store, DelayTaskJobs jobs,
-            DelayTaskListenerAnnotationBeanPostProcessor listeners, TaskBroker broker, PayloadCodec codec,
-            RetryPolicy retryPolicy, ObjectProvider<TaskContexts> contexts) {
-        return new DelayTaskTester(service, store, jobs, new ManualDispatcher(listeners, broker, codec, retryPolicy,
-                contexts.getIfAvailable(() -> TaskContexts.NONE)));
+            DelayTaskListenerAnnotationBeanPostProcessor listeners, Claims claims, Outcomes outcomes,
+            PayloadCodec codec, RetryPolicy retryPolicy, ObjectProvider<TaskContexts> contexts) {
+        return new DelayTaskTester(service, store, jobs, new ManualDispatcher(listeners, claims, outcomes, codec,
+                retryPolicy, contexts.getIfAvailable(() -> TaskContexts.NONE)));
     }
 
 }

@@ -1,0 +1,342 @@
+package io.github.delaytask.core;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.delaytask.redis.Claim;
+import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.store.StoredTask;
+import io.github.delaytask.store.TaskStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.util.Assert;
+
+/**
+ * Hands due tasks to consumers: the one claim path, for one queue as for many. Public for wiring.
+ * <p>
+ * Redis proposes task ids; the database decides. A claim in Redis puts ids in flight under a lease; each one then
+ * has to win a version-checked claim in the database, which is what makes a cancel and a dispatch of the same task
+ * race to exactly one winner, and what drops ids Redis still had of finished tasks. A task is acknowledged in Redis
+ * only after the database says it is finished ({@link Outcomes}), so a crash in between never loses it: its lease
+ * runs out and it is delivered again.
+ */
+public final class Claims {
+
+    private static final Log logger = LogFactory.getLog(Claims.class);
+
+    /** When a database claim lost to a concurrent change, look at the task again this soon. */
+    static final long RECHECK_MILLIS = 1000;
+
+    /** Most in-flight tasks of a queue looked at for those a lost claim left there, per look. */
+    private static final int ORPHAN_LOOK_LIMIT = 1000;
+
+    /** Shortest lease accepted: a claim's round trips and a handler's start must fit well within it. */
+    public static final Duration MIN_LEASE = Duration.ofSeconds(1);
+
+    private final TaskStore store;
+
+    private final TaskQueues queues;
+
+    private final Duration lease;
+
+    private final Clock clock;
+
+    private final TaskEvents events;
+
+    private final DueSignals signals;
+
+    private final Pauses pauses;
+
+    private final ConsumedQueues consumed;
+
+    private final MissedIds missed;
+
+    private final List<LossListener> lossListeners = new CopyOnWriteArrayList<>();
+
+    /** Queues whose last claim failed in Redis. */
+    private final Set<QueueId> unreachableQueues = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Queues whose claim failed here and answered since: a claim Redis ran after its caller gave up waiting (a stall
+     * longer than the command timeout) left its tasks in flight, held by no one, which the next claim of the queue
+     * looks for ({@link #releaseOrphans}).
+     */
+    private final Set<QueueId> orphansToLookFor = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param clock the clock of execute times: the Redis server's, which decides when tasks are due
+     * @param events hears of redeliveries
+     */
+    public Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
+            DueSignals signals, Pauses pauses, ConsumedQueues consumed) {
+        Assert.isTrue(lease.compareTo(MIN_LEASE) >= 0, () -> "delay-task.lease (" + lease + ") must be at least "
+                + MIN_LEASE + ": a shorter lease can run out before a claimed task's handler starts");
+        this.store = store;
+        this.queues = queues;
+        this.lease = lease;
+        this.clock = clock;
+        this.events = events;
+        this.signals = signals;
+        this.pauses = pauses;
+        this.consumed = consumed;
+        this.missed = new MissedIds(store, queues, signals);
+    }
+
+    /**
+     * Now, epoch ms, by the clock of execute times: the Redis server's, which decides when tasks are due, as this
+     * instance measures it.
+     */
+    public long millis() {
+        return this.clock.millis();
+    }
+
+    /**
+     * Claim up to {@code max} due tasks of a queue: {@link #claimAll} for one queue.
+     * @return the tasks won, each held under a lease until its outcome is recorded
+     * @throws RuntimeException what the queue's claim in Redis failed with
+     */
+    public Batch claim(QueueId queue, int max) {
+        Batches batches = claimAll(Map.of(queue, max));
+        RuntimeException failed = batches.failed().get(queue);
+        if (failed != null) {
+            throw failed;
+        }
+        return batches.batches().get(queue);
+    }
+
+    /**
+     * Claim due tasks of many queues at once: their Redis claims in one pipeline, then every id they handed out in
+     * one database statement, so that a round over many queues costs what a claim of one does.
+     * @param counts how many tasks to claim from each queue
+     * @return the tasks won in each queue, and the queues whose claim failed in Redis
+     */
+    public Batches claimAll(Map<QueueId, Integer> counts) {
+        this.consumed.consumes(counts.keySet());
+        Set<QueueId> timed = new HashSet<>();
+        if (!this.unreachableQueues.isEmpty()) {
+            counts.keySet().stream().filter(this.unreachableQueues::contains).forEach(timed::add);
+        }
+        Map<QueueId, Long> pauses = new HashMap<>();
+        if (this.pauses.anyChanges()) {
+            counts.keySet().forEach((queue) -> pauses.put(queue, this.pauses.changes(queue)));
+        }
+        TaskQueues.Claims claims;
+        try {
+            claims = this.queues.claimAll(counts, this.lease, timed);
+        }
+        catch (RuntimeException ex) {
+            // the whole round failed (no connection): its queues may have lost data when they answer again
+            this.unreachableQueues.addAll(counts.keySet());
+            throw ex;
+        }
+        claims.claimed()
+            .forEach((queue, claim) -> this.pauses.found(queue, claim.paused(), pauses.getOrDefault(queue, 0L)));
+        claims.failed().forEach((queue, error) -> {
+            // a claim only late is no sign of lost data; one that failed may be, once its queue answers again
+            if (!(error instanceof TaskQueues.ClaimNotAnswered)) {
+                this.unreachableQueues.add(queue);
+            }
+        });
+        List<Long> ids = new ArrayList<>();
+        Map<QueueId, List<Long>> handedOut = new HashMap<>();
+        long now = Long.MAX_VALUE;
+        for (Map.Entry<QueueId, Claim> entry : claims.claimed().entrySet()) {
+            QueueId queue = entry.getKey();
+            Claim claim = entry.getValue();
+            reportLoss(queue, claim);
+            if (claim.redelivered() > 0) {
+                this.events.redelivered(queue, claim.redelivered());
+            }
+            if (!claim.taskIds().isEmpty()) {
+                ids.addAll(claim.taskIds());
+                handedOut.put(queue, claim.taskIds());
+                // on a Cluster the servers' clocks differ a little: the earliest neither takes a task before it is due
+                // nor gives a lease longer than asked
+                now = Math.min(now, claim.redisTime());
+            }
+        }
+        Map<QueueId, List<StoredTask>> won = new HashMap<>();
+        if (!ids.isEmpty()) {
+            Map<QueueId, Set<Long>> handedOutIds = new HashMap<>();
+            handedOut.forEach((queue, taskIds) -> handedOutIds.put(queue, new HashSet<>(taskIds)));
+            for (StoredTask task : claimInDatabase(handedOut, ids, now)) {
+                Set<Long> ofItsQueue = handedOutIds.get(task.queue());
+                if ((ofItsQueue != null && ofItsQueue.contains(task.taskId())) || this.missed.stray(task)) {
+                    won.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task);
+                }
+            }
+        }
+        Map<QueueId, Batch> batches = new HashMap<>();
+        for (Map.Entry<QueueId, Claim> entry : claims.claimed().entrySet()) {
+            QueueId queue = entry.getKey();
+            Claim claim = entry.getValue();
+            List<StoredTask> tasks = won.getOrDefault(queue, List.of());
+            if (tasks.size() < claim.taskIds().size()) {
+                this.missed.settle(queue, claim.taskIds(), tasks, now);
+            }
+            batches.put(queue, new Batch(tasks, claim.taskIds().size(), this.missed.nextDue(queue, claim),
+                    claim.paused() && claim.taskIds().isEmpty()));
+        }
+        if (!this.orphansToLookFor.isEmpty()) {
+            // after the database claim: until then this round's own tasks are in flight and leased nowhere
+            claims.claimed().forEach((queue, claim) -> {
+                if (claim.redisTime() >= 0 && this.orphansToLookFor.contains(queue)) {
+                    releaseOrphans(queue, claim.redisTime());
+                }
+            });
+        }
+        return new Batches(batches, claims.failed());
+    }
+
+    /**
+     * Make due again the tasks a lost claim left in flight: those the database leases to no one. A task some claim
+     * is taking meanwhile (in flight, not yet leased in the database) may be among them; the database's claim fences
+     * it, so the worst is a claim that finds it leased and puts it off. Never throws: what is not released waits for
+     * its lease to run out, as it would have.
+     */
+    private void releaseOrphans(QueueId queue, long now) {
+        try {
+            Map<Long, Long> inFlight = this.queues.inFlightAfter(queue, now, ORPHAN_LOOK_LIMIT);
+            Map<Long, long[]> orphans = new LinkedHashMap<>();
+            if (!inFlight.isEmpty()) {
+                for (StoredTask task : this.store.findLive(inFlight.keySet())) {
+                    Long deadline = inFlight.get(task.taskId());
+                    if (deadline != null && task.queue().equals(queue) && !task.leasedAt(now)) {
+                        orphans.put(task.taskId(), new long[] { deadline, Math.max(now, task.executeTime()) });
+                    }
+                }
+            }
+            long released = this.queues.releaseOrphans(queue, orphans);
+            this.orphansToLookFor.remove(queue);
+            if (released > 0) {
+                long earliest = orphans.values().stream().mapToLong((times) -> times[1]).min().orElse(now);
+                logger.warn("Made " + released + " task(s) of queue " + queue + " due again that a claim whose answer "
+                        + "Redis did not give in time had taken; they would have waited for their lease to run out");
+                this.signals.scheduledEverywhere(queue, earliest);
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not look for the tasks a lost claim of " + queue + " left in flight; trying again at "
+                    + "its next claim", ex);
+        }
+    }
+
+    /**
+     * Move a queue's due tasks, and those whose lease ran out, into its ready set, claiming none: the refresh job's
+     * work for queues no dispatcher here claims from.
+     * @return what Redis says of the queue
+     */
+    public Claim moveDue(QueueId queue) {
+        Claim moved = this.queues.claim(queue, 0, Duration.ZERO);
+        if (moved.redelivered() > 0) {
+            this.events.redelivered(queue, moved.redelivered());
+        }
+        return moved;
+    }
+
+    /**
+     * Tell the loss listeners when the queue's data may be lost: its marker is gone (Redis lost everything), or the
+     * claim succeeds after one that failed (Redis may have restarted from an older snapshot, or failed over to a
+     * replica that missed the last writes, and kept the marker).
+     */
+    private void reportLoss(QueueId queue, Claim claim) {
+        boolean back = !this.unreachableQueues.isEmpty() && this.unreachableQueues.remove(queue);
+        if (back) {
+            this.orphansToLookFor.add(queue);
+        }
+        if (back || !claim.loaded()) {
+            for (LossListener listener : this.lossListeners) {
+                listener.queueLost(queue, claim.redisTime());
+            }
+        }
+    }
+
+    /**
+     * Claim in the database the ids Redis handed out. When that fails (a database blip, a pool timeout), the ids go
+     * back to Redis due in a moment rather than wait in flight for their lease to run out: the database may have
+     * claimed them all the same, if only its answer was lost, and then the claim that gets them next finds them
+     * leased and puts them off until their lease runs out.
+     */
+    private List<StoredTask> claimInDatabase(Map<QueueId, List<Long>> handedOut, List<Long> ids, long now) {
+        try {
+            return this.store.claimDue(ids, now, now + this.lease.toMillis());
+        }
+        catch (RuntimeException ex) {
+            handBack(handedOut, now + RECHECK_MILLIS);
+            throw ex;
+        }
+    }
+
+    private void handBack(Map<QueueId, List<Long>> handedOut, long dueAt) {
+        try {
+            Map<QueueId, Long> due = new HashMap<>();
+            handedOut.forEach((queue, taskIds) -> {
+                taskIds.forEach((taskId) -> this.queues.settle(queue, taskId, dueAt));
+                this.signals.scheduled(queue, dueAt);
+                due.put(queue, dueAt);
+            });
+            // another instance, whose database may answer, need not wait for this one's next try
+            this.signals.announce(due);
+        }
+        catch (RuntimeException ex) {
+            // Redis failing too: the ids wait in flight until their lease runs out, and are due then
+            logger.debug("Could not hand back the ids of a claim that failed in the database", ex);
+        }
+    }
+
+    public void addLossListener(LossListener listener) {
+        this.lossListeners.add(listener);
+    }
+
+    public void removeLossListener(LossListener listener) {
+        this.lossListeners.remove(listener);
+    }
+
+    /**
+     * Tasks won by one claim.
+     * @param tasks the tasks this consumer now holds
+     * @param taken how many ids Redis handed out, won or not; more may be due when it is positive
+     * @param nextDueInMillis ms until the queue next needs a look (its next task is due, or a lease in flight runs
+     * out), or -1 when it holds neither
+     * @param paused whether the queue is paused, so that nothing was claimed
+     */
+    public record Batch(List<StoredTask> tasks, int taken, long nextDueInMillis, boolean paused) {
+    }
+
+    /**
+     * What a claim over many queues won.
+     * @param batches the tasks won in each queue whose Redis claim ran
+     * @param failed the error of each queue whose Redis claim did not run
+     */
+    public record Batches(Map<QueueId, Batch> batches, Map<QueueId, RuntimeException> failed) {
+    }
+
+    /**
+     * Hears of claims after which a queue may miss tasks the database holds: the claim found the queue's loaded
+     * marker missing (Redis lost its data, or no recovery has loaded the queue since Redis started empty), or it
+     * succeeded after a claim that failed. Called on the claiming thread, so it must not block.
+     */
+    @FunctionalInterface
+    public interface LossListener {
+
+        /**
+         * @param queue the queue
+         * @param redisTime the time of the claim, by the clock of the queue's Redis server, epoch ms: a recovery
+         * that began at or after it on that server has brought back whatever was lost
+         */
+        void queueLost(QueueId queue, long redisTime);
+
+    }
+
+}
