@@ -31,8 +31,6 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.transaction.TransactionException;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 
 /**
@@ -75,6 +73,8 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     private final RedisHandOff handOff;
 
+    private final CallerTransaction transaction;
+
     private volatile boolean running;
 
     private final TaskEvents events;
@@ -101,6 +101,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         this.clock = clock;
         this.settings = settings;
         this.events = events;
+        this.transaction = new CallerTransaction(store);
         this.handOff = new RedisHandOff(queues, signals, settings.redisHandOffTimeout());
         this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::enqueueNew);
     }
@@ -155,7 +156,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
                 TaskStore.Insertion insertion = dataAccess(() -> this.store.insertKeyed(newTask), "store " + task);
                 if (insertion.created() != null) {
                     StoredTask created = insertion.created();
-                    afterCommit(() -> enqueueNew(List.of(created)));
+                    this.transaction.afterCommit(List.of(created), () -> enqueueNew(List.of(created)));
                     task.setTaskId(created.taskId());
                     task.setExecuteTime(created.executeTime());
                     task.setParameters(created.parameters());
@@ -177,7 +178,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
             StoredTask replaced = dataAccess(() -> this.store.replace(live, newTask.executeTime(),
                     newTask.parameters(), newTask.traceContext()), "replace task " + live.taskId());
             if (replaced != null) {
-                afterCommit(() -> moveInRedis(replaced));
+                this.transaction.afterCommit(() -> moveInRedis(replaced));
                 task.setExecuteTime(replaced.executeTime());
                 task.setParameters(replaced.parameters());
                 return replaced.taskId();
@@ -192,14 +193,14 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
      * a business key needs its own look-up first, and a caller's transaction its own connection.
      */
     private TaskStore.Insertion insert(NewTask task) {
-        if (this.settings.groupAdds() && task.bizKey() == null && !this.store.inCallerTransaction()) {
+        if (this.settings.groupAdds() && task.bizKey() == null && !this.transaction.active()) {
             StoredTask created = this.adds.add(task);
             return new TaskStore.Insertion(created.taskId(), created);
         }
         TaskStore.Insertion insertion = this.store.insert(task);
         StoredTask created = insertion.created();
         if (created != null) {
-            afterCommit(() -> enqueueNew(List.of(created)));
+            this.transaction.afterCommit(List.of(created), () -> enqueueNew(List.of(created)));
         }
         return insertion;
     }
@@ -247,7 +248,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
             }
             ids.add(insertion.taskId());
         }
-        afterCommit(() -> enqueueNew(created));
+        this.transaction.afterCommit(created, () -> enqueueNew(created));
         return ids;
     }
 
@@ -258,7 +259,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
             // a dead task has left taskinfo and Redis already: only its log changes
             return dataAccess(() -> this.store.cancelDead(taskId), "cancel dead task " + taskId);
         }
-        afterCommit(() -> this.handOff.remove(cancelled));
+        this.transaction.afterCommit(() -> this.handOff.remove(cancelled));
         return true;
     }
 
@@ -322,7 +323,8 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         if (requeued == null) {
             return false;
         }
-        afterCommit(() -> {
+        // a live row again, as a new task's is
+        this.transaction.afterCommit(List.of(requeued), () -> {
             if (withinWindow(requeued)) {
                 this.handOff.schedule(requeued);
             }
@@ -372,7 +374,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         if (moved == null) {
             return false;
         }
-        afterCommit(() -> moveInRedis(moved));
+        this.transaction.afterCommit(() -> moveInRedis(moved));
         return true;
     }
 
@@ -501,6 +503,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     /** Stop the thread that hands committed changes to Redis; what it still holds goes to the reload job. */
     @Override
     public void destroy() {
+        this.transaction.close();
         this.handOff.close();
     }
 
@@ -578,24 +581,6 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         }
         if (task.getTaskId() != null && task.getTaskId() <= 0) {
             throw new IllegalArgumentException("Task id " + task.getTaskId() + " must be positive");
-        }
-    }
-
-    /**
-     * Run the given Redis work once the caller's transaction on the store's data source commits, or now: a
-     * transaction of the caller's on another data source does not hold the store's writes back.
-     */
-    private void afterCommit(Runnable action) {
-        if (TransactionSynchronizationManager.isSynchronizationActive() && this.store.inCallerTransaction()) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                @Override
-                public void afterCommit() {
-                    action.run();
-                }
-            });
-        }
-        else {
-            action.run();
         }
     }
 

@@ -1037,6 +1037,54 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
+    void aTaskAddedInATransactionWithoutSynchronizationIsHandedToRedisOnceItsRowIsCommitted() {
+        // the keys of this store alone, the default: a claim drops an id of no live task at once
+        this.runner.withPropertyValues("delay-task.listener.enabled=false", "delay-task.redis.key-prefix=")
+            .run((context) -> {
+                DelayTaskService service = context.getBean(DelayTaskService.class);
+                DataSourceTransactionManager unsynchronized = new DataSourceTransactionManager(
+                        context.getBean(DataSource.class));
+                unsynchronized.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+                ExecutorService consumer = Executors.newSingleThreadExecutor();
+                try {
+                    // the recovery a first claim of the queue starts is over first: it would load the task if it
+                    // read the table after the commit
+                    assertThat(pollElsewhere(consumer, service)).isNull();
+                    TaskQueues queues = context.getBean(TaskQueues.class);
+                    await().atMost(Duration.ofSeconds(10))
+                        .until(() -> queues.unloaded(List.of(new QueueId(NO_LISTENER, 0))).isEmpty());
+                    long id = new TransactionTemplate(unsynchronized).execute((status) -> {
+                        long taskId = service.addTask(DelayTask.builder(NO_LISTENER).build());
+                        // a consumer elsewhere, as a dispatcher would, before the commit: the row is not there for it
+                        // yet; before, the id was in Redis already, and this claim dropped it as of no live task, so
+                        // that the task waited for the reload
+                        assertThat(pollElsewhere(consumer, service)).isNull();
+                        return taskId;
+                    });
+                    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                        DelayTask polled = pollElsewhere(consumer, service);
+                        assertThat(polled).isNotNull();
+                        assertThat(polled.getTaskId()).isEqualTo(id);
+                    });
+                }
+                finally {
+                    consumer.shutdownNow();
+                    this.backend.deleteRedisKeys(context.getBean(RedisKeys.class).prefix());
+                }
+            });
+    }
+
+    /** A task of the queue without listener, polled on another thread, as another consumer would. */
+    private static DelayTask pollElsewhere(ExecutorService consumer, DelayTaskService service) {
+        try {
+            return consumer.submit(() -> service.poll(NO_LISTENER, 0)).get();
+        }
+        catch (InterruptedException | java.util.concurrent.ExecutionException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    @Test
     void closingTheApplicationLetsRunningHandlersFinishAndRecordsThem() {
         long[] id = new long[1];
         Listeners[] closed = new Listeners[1];

@@ -1,0 +1,80 @@
+package io.github.delaytask.core;
+
+import java.util.List;
+
+import io.github.delaytask.store.StoredTask;
+import io.github.delaytask.store.TaskStore;
+
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The one answer to "does this call run in a transaction of the caller's?", and the work that waits for its commit.
+ * A write made in such a transaction joins it, on the caller's own connection, never in a statement shared with other
+ * threads; Redis hears of it only once it is committed, since a claim that finds no row for an id drops the id.
+ */
+final class CallerTransaction {
+
+    private final TaskStore store;
+
+    private final CommitWatch watch;
+
+    CallerTransaction(TaskStore store) {
+        this.store = store;
+        this.watch = new CommitWatch(store);
+    }
+
+    /**
+     * Whether a write made now, on this thread, joins a transaction of the caller's on the store's data source (with
+     * or without synchronization); one on another data source does not hold the store's writes back.
+     */
+    boolean active() {
+        return this.store.inCallerTransaction();
+    }
+
+    /**
+     * Run a change's Redis work once the caller's transaction commits, or now without one. A transaction without
+     * synchronization cannot be followed to its commit: the work runs now, and a claim made before the commit finds
+     * the task as it was and puts it where the database says, or the reload does.
+     */
+    void afterCommit(Runnable redisWork) {
+        if (active() && TransactionSynchronizationManager.isSynchronizationActive()) {
+            registerAfterCommit(redisWork);
+        }
+        else {
+            redisWork.run();
+        }
+    }
+
+    /**
+     * Hand new tasks to Redis once the caller's transaction commits, or now without one. Without synchronization,
+     * once their rows are there ({@link CommitWatch}): handed over at once, a claim before the commit would find no
+     * row and drop them, and they would wait for the reload.
+     */
+    void afterCommit(List<StoredTask> created, Runnable handOff) {
+        if (created.isEmpty() || !active()) {
+            handOff.run();
+        }
+        else if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            registerAfterCommit(handOff);
+        }
+        else {
+            this.watch.watch(created.stream().map(StoredTask::taskId).toList(), handOff);
+        }
+    }
+
+    private static void registerAfterCommit(Runnable work) {
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCommit() {
+                work.run();
+            }
+        });
+    }
+
+    /** Stop waiting for commits: what still waits is left to the reload job. */
+    void close() {
+        this.watch.close();
+    }
+
+}
