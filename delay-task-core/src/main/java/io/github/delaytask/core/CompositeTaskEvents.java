@@ -3,7 +3,6 @@ package io.github.delaytask.core;
 import java.util.List;
 import java.util.concurrent.ThreadPoolExecutor;
 
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 
 /**

@@ -4,7 +4,6 @@ import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.delaytask.redis.QueueId;
 
 /**
  * The queues this instance claims from: those a dispatcher here listens to, and every queue claimed from at all (by

@@ -18,7 +18,6 @@ import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.observation.TaskObservations;
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;

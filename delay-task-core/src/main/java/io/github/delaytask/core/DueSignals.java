@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.WakeUps;
 import org.jspecify.annotations.Nullable;
 

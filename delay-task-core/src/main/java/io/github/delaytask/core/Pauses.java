@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 
 /**

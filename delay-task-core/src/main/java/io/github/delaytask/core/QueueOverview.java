@@ -12,11 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.QueueStats;
 import io.github.delaytask.redis.TaskQueues;
-import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.store.TaskStore.LiveTasks;
+import io.github.delaytask.store.TaskStore;
 
 import org.jspecify.annotations.Nullable;
 

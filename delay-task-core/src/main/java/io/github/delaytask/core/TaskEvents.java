@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadPoolExecutor;
 
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 
 /**

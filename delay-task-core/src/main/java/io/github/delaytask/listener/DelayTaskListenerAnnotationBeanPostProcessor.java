@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopProxyUtils;

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import io.github.delaytask.core.Claims;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;

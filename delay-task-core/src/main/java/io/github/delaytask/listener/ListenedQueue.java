@@ -3,7 +3,7 @@ package io.github.delaytask.listener;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -2,8 +2,8 @@ package io.github.delaytask.listener;
 
 import java.lang.reflect.Method;
 
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.RetryPolicy;
-import io.github.delaytask.redis.QueueId;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 
 /**
  * Splits the free handler capacity over the queues due: fairly between task types, and within a type to the higher

@@ -8,13 +8,13 @@ import java.util.concurrent.TimeoutException;
 
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskContextPropagator;
-import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.core.Pauses;
+import io.github.delaytask.core.QueueId;
+import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.observation.TaskObservations;
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

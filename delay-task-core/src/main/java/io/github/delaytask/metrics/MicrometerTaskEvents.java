@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.TaskEvents;
-import io.github.delaytask.redis.QueueId;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;

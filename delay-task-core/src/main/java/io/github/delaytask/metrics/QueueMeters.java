@@ -4,8 +4,8 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.function.ToLongFunction;
 
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.TaskEvents;
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.QueueStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

@@ -10,7 +10,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;

@@ -2,6 +2,8 @@ package io.github.delaytask.redis;
 
 import java.util.function.Supplier;
 
+import io.github.delaytask.core.QueueId;
+
 import org.springframework.util.Assert;
 
 /**

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import io.github.delaytask.DistributedLocks;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -1,7 +1,7 @@
 package io.github.delaytask.store;
 
 import io.github.delaytask.DelayTask;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 
 /**
  * A task as the database holds it while it is live. Public for wiring.

@@ -7,7 +7,7 @@ import java.util.Set;
 
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.Claims;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
+import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.store.StoredTask;
 import org.junit.jupiter.api.Test;
 

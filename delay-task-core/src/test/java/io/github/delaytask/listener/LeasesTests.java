@@ -9,8 +9,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.TaskEvents;
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.store.StoredTask;
 import org.junit.jupiter.api.Test;
 

@@ -3,7 +3,7 @@ package io.github.delaytask.listener;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,7 +3,7 @@ package io.github.delaytask.scheduling;
 import java.time.Duration;
 import java.util.Set;
 
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

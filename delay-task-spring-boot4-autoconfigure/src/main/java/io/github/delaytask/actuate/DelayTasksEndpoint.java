@@ -13,9 +13,9 @@ import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.core.QueueOverview;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.QueueOverview.QueueSummary;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueOverview;
 import io.github.delaytask.scheduling.ReloadRun;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;

@@ -6,8 +6,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.TaskEvents;
-import io.github.delaytask.redis.QueueId;
 
 /**
  * What this instance did over the last ten minutes, in intervals of ten seconds: runs recorded by outcome and how

@@ -9,8 +9,8 @@ import java.util.List;
 
 import io.github.delaytask.actuate.RecentActivity.Activity;
 import io.github.delaytask.actuate.RecentActivity.Interval;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.TaskEvents.Outcome;
-import io.github.delaytask.redis.QueueId;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -17,7 +17,7 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;

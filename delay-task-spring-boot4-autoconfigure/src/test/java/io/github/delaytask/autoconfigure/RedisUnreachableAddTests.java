@@ -10,7 +10,7 @@ import javax.sql.DataSource;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.testsupport.FreePort;

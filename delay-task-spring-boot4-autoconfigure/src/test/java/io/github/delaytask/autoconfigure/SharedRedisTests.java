@@ -14,7 +14,7 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.core.Claims;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.testsupport.TestBackend;

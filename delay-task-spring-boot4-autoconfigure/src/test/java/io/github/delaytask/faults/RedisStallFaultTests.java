@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.testsupport.TcpProxy;
 import io.github.delaytask.testsupport.TestBackend;

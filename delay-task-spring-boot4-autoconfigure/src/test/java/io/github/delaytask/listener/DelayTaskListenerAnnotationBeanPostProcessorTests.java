@@ -8,7 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.PayloadCodec;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.testsupport.BootLine;
 import org.junit.jupiter.api.Test;
 

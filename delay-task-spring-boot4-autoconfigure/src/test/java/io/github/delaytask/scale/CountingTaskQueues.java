@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.Claim;
-import io.github.delaytask.redis.QueueId;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 

@@ -20,7 +20,7 @@ import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import com.baomidou.mybatisplus.core.toolkit.Wrappers;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.redis.QueueId;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.store.Finishes;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;

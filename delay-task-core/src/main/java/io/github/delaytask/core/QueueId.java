@@ -1,4 +1,4 @@
-package io.github.delaytask.redis;
+package io.github.delaytask.core;
 
 /**
  * One queue: the tasks of one type and priority. Public for wiring between the starter's packages.
@@ -8,7 +8,7 @@ package io.github.delaytask.redis;
 public record QueueId(int taskType, int priority) {
 
     /** Parses the form written by {@link #toString()}. */
-    static QueueId parse(String value) {
+    public static QueueId parse(String value) {
         int colon = value.indexOf(':');
         return new QueueId(Integer.parseInt(value.substring(0, colon)), Integer.parseInt(value.substring(colon + 1)));
     }
