@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.QueueAdministration;
 
 /**
  * Pauses and resumes queues on every instance, and what this instance knows of their pauses without asking Redis: a
@@ -13,7 +13,7 @@ import io.github.delaytask.redis.TaskQueues;
  */
 public final class Pauses {
 
-    private final TaskQueues queues;
+    private final QueueAdministration queues;
 
     private final DueSignals signals;
 
@@ -32,15 +32,15 @@ public final class Pauses {
     private final Map<QueueId, Long> changes = new ConcurrentHashMap<>();
 
     /** @param clock the clock of execute times */
-    public Pauses(TaskQueues queues, DueSignals signals, Clock clock) {
+    public Pauses(QueueAdministration queues, DueSignals signals, Clock clock) {
         this.queues = queues;
         this.signals = signals;
         this.clock = clock;
     }
 
     /**
-     * Stop claims of the queue on every instance: {@link TaskQueues#pause}. Its tasks claimed here ahead of a free
-     * thread go back rather than start; so do those of another instance once its next claim of the queue finds it
+     * Stop claims of the queue on every instance: {@link QueueAdministration#pause}. Its tasks claimed here ahead of a
+     * free thread go back rather than start; so do those of another instance once its next claim of the queue finds it
      * paused.
      */
     public boolean pause(QueueId queue) {
@@ -55,7 +55,7 @@ public final class Pauses {
         return pausedNow;
     }
 
-    /** Let the queue's tasks be claimed again: {@link TaskQueues#resume}. */
+    /** Let the queue's tasks be claimed again: {@link QueueAdministration#resume}. */
     public boolean resume(QueueId queue) {
         boolean resumed = this.queues.resume(queue);
         synchronized (this.paused) {

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
+import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.QueueStats;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.TaskStore.LiveTasks;
 import io.github.delaytask.store.TaskStore;
 
@@ -36,7 +36,7 @@ public class QueueOverview {
 
     private final TaskStore store;
 
-    private final TaskQueues queues;
+    private final QueueAdministration queues;
 
     private final Supplier<Map<QueueId, String>> listeners;
 
@@ -60,7 +60,7 @@ public class QueueOverview {
      * @param listeners the queues with a listener on this instance, each with the listener's method; taken on each
      * look, as listeners start after this is created
      */
-    public QueueOverview(TaskStore store, TaskQueues queues, Supplier<Map<QueueId, String>> listeners) {
+    public QueueOverview(TaskStore store, QueueAdministration queues, Supplier<Map<QueueId, String>> listeners) {
         this(store, queues, listeners, Map::of, System::nanoTime);
     }
 
@@ -69,7 +69,7 @@ public class QueueOverview {
      * look, as listeners start after this is created
      * @param names the readable names this instance's listeners give task types, by type; taken on each look
      */
-    public QueueOverview(TaskStore store, TaskQueues queues, Supplier<Map<QueueId, String>> listeners,
+    public QueueOverview(TaskStore store, QueueAdministration queues, Supplier<Map<QueueId, String>> listeners,
             Supplier<Map<Integer, String>> names) {
         this(store, queues, listeners, names, System::nanoTime);
     }
@@ -77,7 +77,7 @@ public class QueueOverview {
     /**
      * @param nanoTime the clock of the counts' age, as {@link System#nanoTime()}
      */
-    QueueOverview(TaskStore store, TaskQueues queues, Supplier<Map<QueueId, String>> listeners,
+    QueueOverview(TaskStore store, QueueAdministration queues, Supplier<Map<QueueId, String>> listeners,
             Supplier<Map<Integer, String>> names, LongSupplier nanoTime) {
         this.store = store;
         this.queues = queues;

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -39,7 +39,7 @@ public class QueueStatsSampler implements SmartLifecycle {
 
     private final DelayTaskMeters meters;
 
-    private final TaskQueues queues;
+    private final QueueAdministration queues;
 
     private final TaskStore store;
 
@@ -58,7 +58,7 @@ public class QueueStatsSampler implements SmartLifecycle {
      * @param store the database, for the dead tasks
      * @param listenedQueues the queues this instance has listeners for
      */
-    public QueueStatsSampler(DelayTaskMeters meters, TaskQueues queues, TaskStore store,
+    public QueueStatsSampler(DelayTaskMeters meters, QueueAdministration queues, TaskStore store,
             Supplier<Collection<QueueId>> listenedQueues) {
         this.meters = meters;
         this.queues = queues;

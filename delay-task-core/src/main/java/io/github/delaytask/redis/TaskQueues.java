@@ -51,9 +51,6 @@ public class TaskQueues {
     /** Lettuce's own default command timeout. */
     private static final long DEFAULT_COMMAND_TIMEOUT_MILLIS = 60_000;
 
-    /** The start of a queue's marker once a recovery loaded it, before the Redis time the recovery began at. */
-    private static final String LOADED = "loaded:";
-
     private final StringRedisTemplate redis;
 
     private final RedisKeys keys;
@@ -98,14 +95,6 @@ public class TaskQueues {
     private final RedisScript<Long> releaseOrphansScript = Scripts.load("release-orphans", Long.class);
 
     private final RedisScript<Long> forgetRunScript = Scripts.load("forget-run", Long.class);
-
-    private final RedisScript<List<String>> statsScript = Scripts.load("queue-stats", Scripts.STRING_LIST);
-
-    private final RedisScript<Long> beginRecoveryScript = Scripts.load("begin-recovery", Long.class);
-
-    private final RedisScript<Long> markLoadedScript = Scripts.load("mark-loaded", Long.class);
-
-    private final RedisScript<Long> abortRecoveryScript = Scripts.load("abort-recovery", Long.class);
 
     private final RedisScript<List<String>> extendLeasesScript = Scripts.load("extend-leases", Scripts.STRING_LIST);
 
@@ -532,88 +521,6 @@ public class TaskQueues {
     }
 
     /**
-     * Stop every instance from claiming the queue's tasks, until {@link #resume}. A flag in Redis rather than in the
-     * database, as every claim reads it; Redis loses it with the rest of its data.
-     * @return whether this call paused it; {@code false} if it was paused already
-     */
-    public boolean pause(QueueId queue) {
-        register(List.of(queue));
-        return Boolean.TRUE.equals(this.redis.opsForValue().setIfAbsent(this.keys.paused(queue), "paused"));
-    }
-
-    /**
-     * Let the queue's tasks be claimed again.
-     * @return whether this call resumed it; {@code false} if it was not paused
-     */
-    public boolean resume(QueueId queue) {
-        return Boolean.TRUE.equals(this.redis.delete(this.keys.paused(queue)));
-    }
-
-    /** Whether the queue is paused. */
-    public boolean paused(QueueId queue) {
-        return Boolean.TRUE.equals(this.redis.hasKey(this.keys.paused(queue)));
-    }
-
-    /**
-     * The queues, of those given, that no recovery marked loaded since Redis last lost them: their marker is missing,
-     * or holds the id of a recovery that is still running or died.
-     */
-    public List<QueueId> unloaded(Collection<QueueId> queues) {
-        Map<QueueId, Long> anyTime = new LinkedHashMap<>();
-        queues.forEach((queue) -> anyTime.put(queue, Long.MIN_VALUE));
-        return unloaded(anyTime);
-    }
-
-    /**
-     * The queues, of those given, that no recovery marked loaded, or only one that began before the given time.
-     * One call per queue: on a Cluster their markers lie in different slots.
-     * @param since by queue, the Redis time (epoch ms, the clock of the queue's server) a recovery must have begun at
-     * or after
-     */
-    public List<QueueId> unloaded(Map<QueueId, Long> since) {
-        List<QueueId> unloaded = new ArrayList<>();
-        since.forEach((queue, time) -> {
-            String marker = this.redis.opsForValue().get(this.keys.loaded(queue));
-            boolean loaded = marker != null && marker.startsWith(LOADED)
-                    && Long.parseLong(marker.substring(LOADED.length())) >= time;
-            if (!loaded) {
-                unloaded.add(queue);
-            }
-        });
-        return unloaded;
-    }
-
-    /**
-     * Begin the recovery of queues: each marker takes the recovery's id and the server's time, which counts as a
-     * marker for claims (the queue is being recovered) and which Redis loses with the rest of its data if it loses
-     * them again meanwhile. Call it before reading the database.
-     * @param queues the queues to recover
-     * @param recoveryId an id no other recovery uses
-     */
-    public void beginRecovery(Collection<QueueId> queues, String recoveryId) {
-        for (QueueId queue : queues) {
-            this.redis.execute(this.beginRecoveryScript, List.of(this.keys.loaded(queue)), recoveryId);
-        }
-    }
-
-    /**
-     * End the recovery of queues, once the reload that followed {@link #beginRecovery} has written everything:
-     * mark loaded each queue whose marker still holds the recovery's id.
-     * @return the queues marked; the others lost the marker since (Redis lost data again) or another recovery took
-     * them over
-     */
-    public List<QueueId> finishRecovery(Collection<QueueId> queues, String recoveryId) {
-        List<QueueId> marked = new ArrayList<>();
-        for (QueueId queue : queues) {
-            Long done = this.redis.execute(this.markLoadedScript, List.of(this.keys.loaded(queue)), recoveryId);
-            if (done != null && done == 1) {
-                marked.add(queue);
-            }
-        }
-        return marked;
-    }
-
-    /**
      * Extend the leases of tasks in flight whose handlers still run here: each queue's ids in one script, the scripts
      * of all the queues sent at once ({@link AsyncScripts}).
      * @param taskIds the ids of each queue
@@ -666,16 +573,6 @@ public class TaskQueues {
             args[i++] = Long.toString(taskId);
         }
         return args;
-    }
-
-    /**
-     * Take back the markers of a recovery whose reload failed, where they still hold its id: the queues' claims then
-     * find them unmarked and ask for a recovery again.
-     */
-    public void abortRecovery(Collection<QueueId> queues, String recoveryId) {
-        for (QueueId queue : queues) {
-            this.redis.execute(this.abortRecoveryScript, List.of(this.keys.loaded(queue)), recoveryId);
-        }
     }
 
     /** Forget a task that a consumer finished: the database no longer needs Redis to remember it. */
@@ -903,80 +800,13 @@ public class TaskQueues {
 
     /**
      * Record that queues are in use, in one call: the writers of tasks do so for every batch they write, as an
-     * empty queue leaves the registry ({@link #unregisterIfEmpty}).
+     * empty queue leaves the registry ({@link QueueAdministration#unregisterIfEmpty}).
      */
     public void register(Collection<QueueId> queues) {
         if (!queues.isEmpty()) {
             this.redis.opsForSet()
                 .add(this.keys.queues(), queues.stream().map(QueueId::toString).toArray(String[]::new));
         }
-    }
-
-    /**
-     * Take a queue out of the registry if it holds no task now, so that the refresh job does not visit it forever.
-     * A task added at that moment may find its queue out of the registry until the next write of a task of that
-     * queue or the reload job registers it again; only the refresh job reads the registry, and dispatchers move the
-     * due tasks of their own queues.
-     * @return whether the queue was empty and left the registry
-     */
-    public boolean unregisterIfEmpty(QueueId queue) {
-        long[] sizes = sizes(queue);
-        if (sizes[0] + sizes[1] + sizes[2] > 0) {
-            return false;
-        }
-        this.redis.opsForSet().remove(this.keys.queues(), queue.toString());
-        return true;
-    }
-
-    /** Up to {@code limit} ids of each of a queue's ready and in-flight sets, for the clean-up of an idle queue. */
-    public List<Long> idsReadyOrInFlight(QueueId queue, int limit) {
-        List<Long> ids = new ArrayList<>();
-        for (String key : List.of(this.keys.ready(queue), this.keys.inFlight(queue))) {
-            Set<String> members = this.redis.opsForZSet().range(key, 0, limit - 1);
-            if (members != null) {
-                members.forEach((member) -> ids.add(Long.parseLong(member)));
-            }
-        }
-        return ids;
-    }
-
-    /** Drop ids of finished tasks from a queue's ready and in-flight sets. */
-    public void forget(QueueId queue, Collection<Long> taskIds) {
-        if (!taskIds.isEmpty()) {
-            Object[] members = taskIds.stream().map(String::valueOf).toArray();
-            this.redis.opsForZSet().remove(this.keys.ready(queue), members);
-            this.redis.opsForZSet().remove(this.keys.inFlight(queue), members);
-        }
-    }
-
-    /** Every queue in use, from the registry rather than by listing keys. */
-    public Set<QueueId> queues() {
-        Collection<String> members = this.redis.opsForSet().members(this.keys.queues());
-        Set<QueueId> queues = new LinkedHashSet<>();
-        if (members != null) {
-            members.forEach((member) -> queues.add(QueueId.parse(member)));
-        }
-        return queues;
-    }
-
-    /** Number of ids in a queue's future, ready and in-flight sets, for monitoring and tests. */
-    public long[] sizes(QueueId queue) {
-        Long future = this.redis.opsForZSet().zCard(this.keys.future(queue));
-        Long ready = this.redis.opsForZSet().zCard(this.keys.ready(queue));
-        Long inFlight = this.redis.opsForZSet().zCard(this.keys.inFlight(queue));
-        return new long[] { orZero(future), orZero(ready), orZero(inFlight) };
-    }
-
-    /** What a queue holds in each state and how long its oldest due task has waited, in one script call. */
-    public QueueStats stats(QueueId queue) {
-        List<String> result = this.redis.execute(this.statsScript,
-                List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue)));
-        return new QueueStats(Long.parseLong(result.get(0)), Long.parseLong(result.get(1)),
-                Long.parseLong(result.get(2)), Long.parseLong(result.get(3)));
-    }
-
-    private static long orZero(Long value) {
-        return (value != null) ? value : 0;
     }
 
 }

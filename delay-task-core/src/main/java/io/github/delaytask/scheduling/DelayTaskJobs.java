@@ -19,6 +19,8 @@ import io.github.delaytask.core.ConsumedQueues;
 import io.github.delaytask.core.DueSignals;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.Claim;
+import io.github.delaytask.redis.QueueAdministration;
+import io.github.delaytask.redis.RecoveryMarkers;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
@@ -68,6 +70,8 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private final TaskQueues queues;
 
+    private final QueueAdministration administration;
+
     private final TaskStore store;
 
     private final DistributedLocks locks;
@@ -91,6 +95,8 @@ public class DelayTaskJobs implements SmartLifecycle {
     private volatile boolean running;
 
     /**
+     * @param administration the registry of queues, which the refresh visits and cleans up
+     * @param markers the loaded markers a recovery sets
      * @param claims the claims whose losses a recovery follows, and which move the due tasks of the queues no
      * dispatcher here claims from
      * @param signals told of the tasks a reload or recovery brought into Redis
@@ -98,16 +104,17 @@ public class DelayTaskJobs implements SmartLifecycle {
      * dispatcher here claims from to it
      * @param clock the clock of the times the health details show
      */
-    public DelayTaskJobs(TaskStore store, TaskQueues queues, Claims claims, DueSignals signals,
-            ConsumedQueues consumed, DistributedLocks locks, JobSettings settings, HistorySettings history,
-            Clock clock) {
+    public DelayTaskJobs(TaskStore store, TaskQueues queues, QueueAdministration administration,
+            RecoveryMarkers markers, Claims claims, DueSignals signals, ConsumedQueues consumed, DistributedLocks locks,
+            JobSettings settings, HistorySettings history, Clock clock) {
         this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock, signals::reloaded);
-        this.recovery = new RedisLossRecovery(this.reloader, queues, locks, consumed::consumed,
+        this.recovery = new RedisLossRecovery(this.reloader, markers, locks, consumed::consumed,
                 settings.reloadInterval());
         this.purger = new HistoryPurger(store, history);
         this.claims = claims;
         this.consumed = consumed;
         this.queues = queues;
+        this.administration = administration;
         this.store = store;
         this.locks = locks;
         this.settings = settings;
@@ -244,7 +251,7 @@ public class DelayTaskJobs implements SmartLifecycle {
      * it. The next task written to the queue, or the reload, registers it again.
      */
     public void refreshNow() {
-        refresh(this.queues.queues());
+        refresh(this.administration.queues());
     }
 
     /**
@@ -255,7 +262,7 @@ public class DelayTaskJobs implements SmartLifecycle {
         long now = System.nanoTime();
         Set<QueueId> registered = this.registered;
         if (registered == null || now - this.registeredAt >= this.settings.reloadInterval().toNanos()) {
-            registered = this.queues.queues();
+            registered = this.administration.queues();
             this.registered = registered;
             this.registeredAt = now;
         }
@@ -284,7 +291,7 @@ public class DelayTaskJobs implements SmartLifecycle {
             }
             Long since = this.emptySince.putIfAbsent(queue, now);
             if (since != null && now - since >= this.settings.reloadInterval().toNanos()) {
-                if (holdsNoLiveTask(queue) && this.queues.unregisterIfEmpty(queue)) {
+                if (holdsNoLiveTask(queue) && this.administration.unregisterIfEmpty(queue)) {
                     this.emptySince.remove(queue);
                 }
                 else {
@@ -301,7 +308,7 @@ public class DelayTaskJobs implements SmartLifecycle {
      * know belong to another application and stay.
      */
     private boolean holdsNoLiveTask(QueueId queue) {
-        List<Long> ids = this.queues.idsReadyOrInFlight(queue, CLEAN_UP_LIMIT);
+        List<Long> ids = this.administration.idsReadyOrInFlight(queue, CLEAN_UP_LIMIT);
         if (ids.isEmpty()) {
             return true;
         }
@@ -311,7 +318,7 @@ public class DelayTaskJobs implements SmartLifecycle {
         // under the store's own keys an unknown id is of a task whose history was purged, not another application's
         Set<Long> finished = new HashSet<>(this.queues.keysOfOneStore() ? ids : this.store.findKnown(queue, ids));
         this.store.findLive(ids).forEach((task) -> finished.remove(task.taskId()));
-        this.queues.forget(queue, finished);
+        this.administration.forget(queue, finished);
         return finished.size() == new HashSet<>(ids).size();
     }
 

@@ -14,7 +14,7 @@ import java.util.function.Supplier;
 
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.RecoveryMarkers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -53,7 +53,7 @@ final class RedisLossRecovery {
 
     private final TaskReloader reloader;
 
-    private final TaskQueues queues;
+    private final RecoveryMarkers markers;
 
     private final DistributedLocks locks;
 
@@ -74,10 +74,10 @@ final class RedisLossRecovery {
      * their data with the others, and their claims would otherwise ask for a recovery of their own moments later
      * @param lockAtMostFor how long a recovering instance that died blocks the next recovery
      */
-    RedisLossRecovery(TaskReloader reloader, TaskQueues queues, DistributedLocks locks,
+    RedisLossRecovery(TaskReloader reloader, RecoveryMarkers markers, DistributedLocks locks,
             Supplier<Set<QueueId>> consumedQueues, Duration lockAtMostFor) {
         this.reloader = reloader;
-        this.queues = queues;
+        this.markers = markers;
         this.locks = locks;
         this.consumedQueues = consumedQueues;
         this.lockAtMostFor = lockAtMostFor;
@@ -159,13 +159,13 @@ final class RedisLossRecovery {
         this.consumedQueues.get().forEach((queue) -> candidates.putIfAbsent(queue, Long.MIN_VALUE));
         // another instance may have recovered them between the claims that asked and this lock; a marker left by a
         // recovery that died with its lock is taken over
-        List<QueueId> unloaded = this.queues.unloaded(candidates);
+        List<QueueId> unloaded = this.markers.unloaded(candidates);
         if (unloaded.isEmpty()) {
             return;
         }
         long started = System.nanoTime();
         String id = UUID.randomUUID().toString();
-        this.queues.beginRecovery(unloaded, id);
+        this.markers.beginRecovery(unloaded, id);
         int count;
         try {
             count = this.reloader.reload(() -> lock.extend(this.lockAtMostFor));
@@ -173,14 +173,14 @@ final class RedisLossRecovery {
         catch (RuntimeException | Error ex) {
             // claims count a marker as loaded: one left behind would have them wait for the periodic reload
             try {
-                this.queues.abortRecovery(unloaded, id);
+                this.markers.abortRecovery(unloaded, id);
             }
             catch (RuntimeException abort) {
                 ex.addSuppressed(abort);
             }
             throw ex;
         }
-        List<QueueId> marked = this.queues.finishRecovery(unloaded, id);
+        List<QueueId> marked = this.markers.finishRecovery(unloaded, id);
         logger.info("Redis may have lost tasks of delay-task queue(s) " + unloaded + " (it lost its data, came back "
                 + "after failing, or started empty): reloaded " + count + " task(s) from the database in "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");

@@ -35,6 +35,8 @@ import io.github.delaytask.observation.DelayTaskAddObservationConvention;
 import io.github.delaytask.observation.DelayTaskListenerObservationConvention;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.RedisClock;
+import io.github.delaytask.redis.QueueAdministration;
+import io.github.delaytask.redis.RecoveryMarkers;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.SharedSettings;
 import io.github.delaytask.redis.TaskQueues;
@@ -279,6 +281,18 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
+        QueueAdministration delayTaskQueueAdministration(StringRedisTemplate redisTemplate, RedisKeys keys) {
+            return new QueueAdministration(redisTemplate, keys);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RecoveryMarkers delayTaskRecoveryMarkers(StringRedisTemplate redisTemplate, RedisKeys keys) {
+            return new RecoveryMarkers(redisTemplate, keys);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
         @ConditionalOnBooleanProperty(name = "delay-task.listener.wake-ups", matchIfMissing = true)
         WakeUps delayTaskWakeUps(StringRedisTemplate redisTemplate, RedisKeys keys, DelayTaskProperties properties,
                 BeanFactory beanFactory) {
@@ -302,8 +316,8 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        Pauses delayTaskPauses(TaskQueues queues, DueSignals signals, BeanFactory beanFactory) {
-            return new Pauses(queues, signals, dueClock(beanFactory));
+        Pauses delayTaskPauses(QueueAdministration administration, DueSignals signals, BeanFactory beanFactory) {
+            return new Pauses(administration, signals, dueClock(beanFactory));
         }
 
         @Bean
@@ -423,11 +437,11 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, Claims claims, DueSignals signals,
-                ConsumedQueues consumed, DistributedLocks locks, DelayTaskProperties properties,
-                BeanFactory beanFactory) {
+        DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, QueueAdministration administration,
+                RecoveryMarkers markers, Claims claims, DueSignals signals, ConsumedQueues consumed,
+                DistributedLocks locks, DelayTaskProperties properties, BeanFactory beanFactory) {
             DelayTaskProperties.History history = properties.getHistory();
-            return new DelayTaskJobs(store, queues, claims, signals, consumed, locks,
+            return new DelayTaskJobs(store, queues, administration, markers, claims, signals, consumed, locks,
                     new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
                             properties.getRefreshInterval()),
                     new HistorySettings(history.getRetention(), history.getDeadRetention(),

@@ -9,6 +9,7 @@ import io.github.delaytask.actuate.RecentActivity;
 import io.github.delaytask.core.QueueOverview;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
@@ -40,12 +41,13 @@ public class DelayTaskEndpointAutoConfiguration {
     @Bean
     @ConditionalOnBean({ DelayTaskService.class, TaskStore.class, TaskQueues.class })
     @ConditionalOnMissingBean
-    public DelayTasksEndpoint delayTasksEndpoint(DelayTaskService service, TaskStore store, TaskQueues queues,
+    public DelayTasksEndpoint delayTasksEndpoint(DelayTaskService service, TaskStore store,
+            QueueAdministration administration,
             ObjectProvider<DelayTaskListenerEndpointRegistry> listeners,
             ObjectProvider<DelayTaskListenerAnnotationBeanPostProcessor> names, ObjectProvider<DelayTaskJobs> jobs,
             RecentActivity activity, DelayTasksEndpointProperties properties, BeanFactory beanFactory) {
         // listeners are off with delay-task.listener.enabled=false; the queues of other instances still show
-        QueueOverview overview = new QueueOverview(store, queues, () -> listeners.stream()
+        QueueOverview overview = new QueueOverview(store, administration, () -> listeners.stream()
             .findFirst()
             .map(DelayTaskListenerEndpointRegistry::listeners)
             .orElse(Map.of()), () -> names.stream()

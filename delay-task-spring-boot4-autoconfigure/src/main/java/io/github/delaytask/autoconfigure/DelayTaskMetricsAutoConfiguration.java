@@ -9,7 +9,7 @@ import io.github.delaytask.metrics.MicrometerTaskEvents;
 import io.github.delaytask.metrics.PurgedHistoryMeter;
 import io.github.delaytask.metrics.QueueStatsSampler;
 import io.github.delaytask.observation.TaskObservations;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -77,9 +77,9 @@ public class DelayTaskMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    QueueStatsSampler delayTaskQueueStatsSampler(DelayTaskMeters meters, TaskQueues queues, TaskStore store,
-            ObjectProvider<DelayTaskListenerEndpointRegistry> listeners) {
-        return new QueueStatsSampler(meters, queues, store,
+    QueueStatsSampler delayTaskQueueStatsSampler(DelayTaskMeters meters, QueueAdministration administration,
+            TaskStore store, ObjectProvider<DelayTaskListenerEndpointRegistry> listeners) {
+        return new QueueStatsSampler(meters, administration, store,
                 () -> listeners.orderedStream().flatMap((registry) -> registry.queues().stream()).toList());
     }
 

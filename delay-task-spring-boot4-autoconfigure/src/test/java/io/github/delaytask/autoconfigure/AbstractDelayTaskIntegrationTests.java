@@ -32,6 +32,8 @@ import io.github.delaytask.core.DueSignals;
 import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.RetryPolicy;
+import io.github.delaytask.redis.QueueAdministration;
+import io.github.delaytask.redis.RecoveryMarkers;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.redis.WakeUps;
@@ -522,16 +524,17 @@ public abstract class AbstractDelayTaskIntegrationTests {
                 "delay-task.preload-window=2s", "delay-task.refresh-interval=100ms").run((context) -> {
                     DelayTaskService service = context.getBean(DelayTaskService.class);
                     TaskQueues queues = context.getBean(TaskQueues.class);
+                    QueueAdministration administration = context.getBean(QueueAdministration.class);
                     QueueId queue = new QueueId(NO_LISTENER, 0);
                     long first = service.addTask(DelayTask.builder(NO_LISTENER).build());
-                    assertThat(queues.queues()).contains(queue);
+                    assertThat(administration.queues()).contains(queue);
                     assertThat(service.poll(NO_LISTENER, 0)).isNotNull();
                     // an old id left behind, as a reload that read the task just before it ran would leave it
                     queues.reload(queue, java.util.Map.of(first, System.currentTimeMillis()));
-                    await().atMost(Duration.ofSeconds(10)).until(() -> !queues.queues().contains(queue));
+                    await().atMost(Duration.ofSeconds(10)).until(() -> !administration.queues().contains(queue));
                     assertThat(redisSizes(context, NO_LISTENER)).containsExactly(0, 0, 0);
                     long next = service.addTask(DelayTask.builder(NO_LISTENER).build());
-                    assertThat(queues.queues()).contains(queue);
+                    assertThat(administration.queues()).contains(queue);
                     assertThat(service.poll(NO_LISTENER, 0).getTaskId()).isEqualTo(next);
                 });
     }
@@ -582,11 +585,12 @@ public abstract class AbstractDelayTaskIntegrationTests {
                 Claims claims = context.getBean(Claims.class);
                 Outcomes outcomes = context.getBean(Outcomes.class);
                 TaskQueues queues = context.getBean(TaskQueues.class);
+                RecoveryMarkers markers = context.getBean(RecoveryMarkers.class);
                 QueueId queue = new QueueId(NO_LISTENER, 0);
                 long id = service.addTask(DelayTask.builder(NO_LISTENER).build());
                 StoredTask claimed = claims.claim(queue, 1).tasks().get(0);
                 // the recovery of the queue, which the claim found never loaded, is over before the rest
-                await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(queue)).isEmpty());
+                await().atMost(Duration.ofSeconds(10)).until(() -> markers.unloaded(List.of(queue)).isEmpty());
                 queues.add(queue, Map.of(id, 0L));
                 RetryPolicy retries = new RetryPolicy(3, Duration.ofSeconds(5), 2, Duration.ofMinutes(1));
                 long[] retryAt = new long[1];
@@ -1050,9 +1054,9 @@ public abstract class AbstractDelayTaskIntegrationTests {
                     // the recovery a first claim of the queue starts is over first: it would load the task if it
                     // read the table after the commit
                     assertThat(pollElsewhere(consumer, service)).isNull();
-                    TaskQueues queues = context.getBean(TaskQueues.class);
+                    RecoveryMarkers markers = context.getBean(RecoveryMarkers.class);
                     await().atMost(Duration.ofSeconds(10))
-                        .until(() -> queues.unloaded(List.of(new QueueId(NO_LISTENER, 0))).isEmpty());
+                        .until(() -> markers.unloaded(List.of(new QueueId(NO_LISTENER, 0))).isEmpty());
                     long id = new TransactionTemplate(unsynchronized).execute((status) -> {
                         long taskId = service.addTask(DelayTask.builder(NO_LISTENER).build());
                         // a consumer elsewhere, as a dispatcher would, before the commit: the row is not there for it
@@ -1221,8 +1225,8 @@ public abstract class AbstractDelayTaskIntegrationTests {
     private void awaitFirstRecovery(AssertableApplicationContext context, int taskType) {
         QueueId queue = new QueueId(taskType, 0);
         context.getBean(Claims.class).claim(queue, 0);
-        TaskQueues queues = context.getBean(TaskQueues.class);
-        await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(queue)).isEmpty());
+        RecoveryMarkers markers = context.getBean(RecoveryMarkers.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> markers.unloaded(List.of(queue)).isEmpty());
     }
 
     private TaskStatus status(AssertableApplicationContext context, long id) {
@@ -1237,7 +1241,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     private long[] redisSizes(AssertableApplicationContext context, int taskType) {
-        return context.getBean(TaskQueues.class).sizes(new QueueId(taskType, 0));
+        return context.getBean(QueueAdministration.class).sizes(new QueueId(taskType, 0));
     }
 
     record Order(Long id, String status) {

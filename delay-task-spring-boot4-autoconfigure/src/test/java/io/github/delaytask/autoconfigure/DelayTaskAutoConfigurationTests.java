@@ -17,6 +17,7 @@ import io.github.delaytask.core.Claims;
 import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
@@ -143,7 +144,7 @@ class DelayTaskAutoConfigurationTests {
 
                 assertThat(service.poll(77, 0)).isNull();
 
-                assertThat(queues.sizes(queue)).containsExactly(0, 0, 0);
+                assertThat(context.getBean(QueueAdministration.class).sizes(queue)).containsExactly(0, 0, 0);
             });
     }
 

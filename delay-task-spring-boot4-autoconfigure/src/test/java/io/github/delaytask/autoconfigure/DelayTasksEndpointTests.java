@@ -19,6 +19,7 @@ import io.github.delaytask.TaskStatus;
 import io.github.delaytask.actuate.DelayTasksEndpoint;
 import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
 import io.github.delaytask.core.QueueId;
+import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.BootLine;
@@ -475,7 +476,7 @@ class DelayTasksEndpointTests {
             TaskQueues queues = context.getBean(TaskQueues.class);
             await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> {
                 jobs.refreshNow();
-                return queues.queues().contains(new QueueId(999, 0));
+                return context.getBean(QueueAdministration.class).queues().contains(new QueueId(999, 0));
             });
             mvc.perform(get("/actuator/delaytasks"))
                 .andExpect(jsonPath("$.queues[?(@.taskType == 999)].paused").value(true));

@@ -22,6 +22,8 @@ import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.Claim;
+import io.github.delaytask.redis.QueueAdministration;
+import io.github.delaytask.redis.RecoveryMarkers;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
@@ -79,7 +81,7 @@ class RedisDataLossRecoveryTests {
         this.runner.run((context) -> {
             awaitSteadyState(context);
             Map<Long, Long> executeTimes = addTasksDueFrom300MsTo2Seconds(context);
-            assertThat(LongStream.of(context.getBean(TaskQueues.class).sizes(QUEUE)).sum())
+            assertThat(LongStream.of(context.getBean(QueueAdministration.class).sizes(QUEUE)).sum())
                 .as("ids in Redis before the flush")
                 .isPositive();
 
@@ -118,7 +120,8 @@ class RedisDataLossRecoveryTests {
     void atStartUpTheQueuesAreMarkedOnceAndAnIdleApplicationDoesNotRecoverAgain() {
         this.runner.run((context) -> {
             RecordingQueues queues = context.getBean(RecordingQueues.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(QUEUE)).isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> context.getBean(RecoveryMarkers.class).unloaded(List.of(QUEUE)).isEmpty());
             assertThat(queues.recoveries).as("recoveries at start-up").hasValue(1);
             // ten polls of the idle queue, each reading the marker in its claim
             await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
@@ -233,7 +236,8 @@ class RedisDataLossRecoveryTests {
             .until(() -> service.findTask(id).map(TaskDetails::status).orElseThrow() == TaskStatus.EXECUTED);
         for (AssertableApplicationContext context : instances) {
             RecordingQueues queues = context.getBean(RecordingQueues.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(List.of(QUEUE)).isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> context.getBean(RecoveryMarkers.class).unloaded(List.of(QUEUE)).isEmpty());
             context.getBean(Listeners.class).runs.clear();
             queues.recoveries.set(0);
             queues.marked.clear();
@@ -316,6 +320,11 @@ class RedisDataLossRecoveryTests {
             return new RecordingQueues(redis, keys);
         }
 
+        @Bean
+        RecordingMarkers recordingMarkers(StringRedisTemplate redis, RedisKeys keys, RecordingQueues queues) {
+            return new RecordingMarkers(redis, keys, queues);
+        }
+
     }
 
     /**
@@ -353,12 +362,6 @@ class RedisDataLossRecoveryTests {
         }
 
         @Override
-        public void beginRecovery(Collection<QueueId> queues, String recoveryId) {
-            this.recoveries.incrementAndGet();
-            super.beginRecovery(queues, recoveryId);
-        }
-
-        @Override
         public long reload(QueueId queue, Map<Long, Long> executeTimes) {
             if (this.failNextReloadWrite.compareAndSet(true, false)) {
                 throw new RedisSystemException("a reload's write failed", null);
@@ -373,10 +376,28 @@ class RedisDataLossRecoveryTests {
             return earliest;
         }
 
+    }
+
+    /** The starter's recovery markers, counting recoveries and what each marked in {@link RecordingQueues}. */
+    static class RecordingMarkers extends RecoveryMarkers {
+
+        private final RecordingQueues queues;
+
+        RecordingMarkers(StringRedisTemplate redis, RedisKeys keys, RecordingQueues queues) {
+            super(redis, keys);
+            this.queues = queues;
+        }
+
+        @Override
+        public void beginRecovery(Collection<QueueId> queues, String recoveryId) {
+            this.queues.recoveries.incrementAndGet();
+            super.beginRecovery(queues, recoveryId);
+        }
+
         @Override
         public List<QueueId> finishRecovery(Collection<QueueId> queues, String recoveryId) {
             List<QueueId> marked = super.finishRecovery(queues, recoveryId);
-            this.marked.add(marked);
+            this.queues.marked.add(marked);
             return marked;
         }
 

@@ -16,7 +16,7 @@ import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.testsupport.TcpProxy;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterEach;
@@ -72,7 +72,7 @@ class DatabaseOutageFaultTests {
     void addTaskThrowsAndRedisHoldsNothingOfTheTaskWhileTheDatabaseIsUnreachable() {
         FaultApp.runner(properties()).withPropertyValues("delay-task.listener.enabled=false").run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
-            TaskQueues queues = context.getBean(TaskQueues.class);
+            QueueAdministration queues = context.getBean(QueueAdministration.class);
             QueueId queue = new QueueId(NO_LISTENER, 0);
             // due in a minute, within the preload window: the tasks stay in the queue's future set
             service.addTask(DelayTask.builder(NO_LISTENER).taskId(1L).delay(Duration.ofMinutes(1)).build());
@@ -137,7 +137,7 @@ class DatabaseOutageFaultTests {
                 assertThat(listener.runs).as("runs").hasSize(LATCHED_TASKS);
                 assertThat(this.runs.count("SELECT COUNT(*) FROM taskinfo_logs WHERE attempts <> 1")).isZero();
                 assertThat(this.runs.count("SELECT COUNT(*) FROM taskinfo")).isZero();
-                TaskQueues queues = context.getBean(TaskQueues.class);
+                QueueAdministration queues = context.getBean(QueueAdministration.class);
                 await().atMost(Duration.ofSeconds(10))
                     .until(() -> Arrays.equals(queues.sizes(new QueueId(LATCHED, 0)), new long[] { 0, 0, 0 }));
             });

@@ -13,7 +13,7 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.testsupport.TcpProxy;
 import io.github.delaytask.testsupport.TestBackend;
 import io.lettuce.core.RedisClient;
@@ -83,7 +83,7 @@ class RedisStallFaultTests {
             finally {
                 this.proxy.resume();
             }
-            TaskQueues queues = context.getBean(TaskQueues.class);
+            QueueAdministration queues = context.getBean(QueueAdministration.class);
             // forgotten: out of flight. A reload whose write the stall held may put finished ids back among the
             // future ones, which their next claim drops
             await().atMost(Duration.ofSeconds(10))
@@ -150,7 +150,7 @@ class RedisStallFaultTests {
         try {
             FaultApp.runner(properties).run((context) -> {
                 DelayTaskService service = context.getBean(DelayTaskService.class);
-                TaskQueues queues = context.getBean(TaskQueues.class);
+                QueueAdministration queues = context.getBean(QueueAdministration.class);
                 long dueAt = System.currentTimeMillis() + 1500;
                 long id = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE)
                     .executeAt(Instant.ofEpochMilli(dueAt))

@@ -10,6 +10,7 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.core.QueueId;
+import io.github.delaytask.redis.RecoveryMarkers;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.TestBackend;
@@ -94,10 +95,10 @@ class IdleDispatcherTests {
      * reload job's first run.
      */
     private static void awaitStartUpWork(AssertableApplicationContext context) {
-        TaskQueues queues = context.getBean(TaskQueues.class);
+        RecoveryMarkers markers = context.getBean(RecoveryMarkers.class);
         List<QueueId> listened = context.getBean(DelayTaskListenerEndpointRegistry.class).queues();
         assertThat(listened).hasSize(QUEUES);
-        await().atMost(Duration.ofSeconds(10)).until(() -> queues.unloaded(listened).isEmpty());
+        await().atMost(Duration.ofSeconds(10)).until(() -> markers.unloaded(listened).isEmpty());
         await().atMost(Duration.ofSeconds(10)).until(() -> context.getBean(DelayTaskJobs.class).lastReload() != null);
     }
 
