@@ -1,7 +1,6 @@
 package io.github.delaytask.core;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -62,7 +61,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     private final Pauses pauses;
 
-    private final PayloadCodec codec;
+    private final NewTasks newTasks;
 
     private final Clock clock;
 
@@ -96,7 +95,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         this.claims = claims;
         this.outcomes = outcomes;
         this.pauses = pauses;
-        this.codec = codec;
+        this.newTasks = new NewTasks(codec, settings.maxParametersSize());
         this.clock = clock;
         this.settings = settings;
         this.events = events;
@@ -107,7 +106,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     @Override
     public long addTask(DelayTask task) {
-        NewTask newTask = newTask(task, this.clock.millis());
+        NewTask newTask = this.newTasks.of(task, this.clock.millis());
         return this.observations.observeAdd(newTask.taskType(), newTask.priority(),
                 (traceFields) -> addTask(task, newTask.withTraceContext(this.contexts.capture(traceFields))));
     }
@@ -138,7 +137,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
                 + "task it replaces");
         Assert.isTrue(task.getTaskId() == null, () -> "addOrReplaceTask takes no task id (" + task.getTaskId()
                 + "): a replaced task keeps its own");
-        NewTask newTask = newTask(task, this.clock.millis());
+        NewTask newTask = this.newTasks.of(task, this.clock.millis());
         return this.observations.observeAdd(newTask.taskType(), newTask.priority(),
                 (traceFields) -> addOrReplace(task, newTask.withTraceContext(this.contexts.capture(traceFields))));
     }
@@ -214,7 +213,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         long now = this.clock.millis();
         List<NewTask> newTasks = new ArrayList<>(tasks.size());
         for (DelayTask task : tasks) {
-            newTasks.add(newTask(task, now));
+            newTasks.add(this.newTasks.of(task, now));
         }
         return this.observations.observeAdds(tasks, (traceFields) -> {
             String carried = this.contexts.capture(traceFields);
@@ -333,7 +332,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     @Override
     public int requeueDeadTasks(int taskType, int priority) {
-        QueueId queue = queueOf(taskType, priority);
+        QueueId queue = NewTasks.queueOf(taskType, priority);
         int requeued = 0;
         long after = Long.MIN_VALUE;
         List<Long> page;
@@ -367,7 +366,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     @Override
     public boolean rescheduleTask(long taskId, Instant executeTime) {
         Assert.notNull(executeTime, "Execute time must not be null");
-        checkExecuteTime(executeTime.toEpochMilli());
+        NewTasks.checkExecuteTime(executeTime.toEpochMilli());
         StoredTask moved = dataAccess(() -> this.store.reschedule(taskId, executeTime.toEpochMilli()),
                 "reschedule task " + taskId);
         if (moved == null) {
@@ -389,7 +388,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     @Override
     public DelayTask poll(int taskType, int priority) {
-        QueueId queue = queueOf(taskType, priority);
+        QueueId queue = NewTasks.queueOf(taskType, priority);
         while (true) {
             Claims.Batch batch = this.claims.claim(queue, 1);
             if (batch.taken() == 0) {
@@ -406,7 +405,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     @Override
     public boolean poll(int taskType, int priority, Consumer<DelayTask> handler) {
         Assert.notNull(handler, "Handler must not be null");
-        QueueId queue = queueOf(taskType, priority);
+        QueueId queue = NewTasks.queueOf(taskType, priority);
         while (true) {
             Claims.Batch batch = this.claims.claim(queue, 1);
             if (batch.taken() == 0) {
@@ -431,22 +430,17 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     @Override
     public boolean pauseQueue(int taskType, int priority) {
-        return this.pauses.pause(queueOf(taskType, priority));
+        return this.pauses.pause(NewTasks.queueOf(taskType, priority));
     }
 
     @Override
     public boolean resumeQueue(int taskType, int priority) {
-        return this.pauses.resume(queueOf(taskType, priority));
+        return this.pauses.resume(NewTasks.queueOf(taskType, priority));
     }
 
     @Override
     public boolean isQueuePaused(int taskType, int priority) {
-        return this.pauses.paused(queueOf(taskType, priority));
-    }
-
-    private static QueueId queueOf(int taskType, int priority) {
-        checkQueue(taskType, priority);
-        return new QueueId(taskType, priority);
+        return this.pauses.paused(NewTasks.queueOf(taskType, priority));
     }
 
     private boolean withinWindow(StoredTask task) {
@@ -512,74 +506,6 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         }
         catch (DataAccessException | TransactionException ex) {
             throw new DelayTaskException("Could not " + what, ex);
-        }
-    }
-
-    /** The task as stored, once checked: its delay counted from {@code now}, its payload written as JSON. */
-    private NewTask newTask(DelayTask task, long now) {
-        validate(task);
-        long executeTime = task.getExecuteTime();
-        if (task.getDelay() != null) {
-            if (task.getDelay().compareTo(Duration.ofMillis(DelayTask.MAX_EXECUTE_TIME - now)) > 0) {
-                throw new IllegalArgumentException("Delay " + task.getDelay() + " puts the task after "
-                        + Instant.ofEpochMilli(DelayTask.MAX_EXECUTE_TIME));
-            }
-            executeTime = now + task.getDelay().toMillis();
-        }
-        checkExecuteTime(executeTime);
-        return new NewTask(task.getTaskId(), task.getTaskType(), task.getPriority(), executeTime, parametersOf(task),
-                task.getBizKey());
-    }
-
-    private static void checkExecuteTime(long executeTime) {
-        if (executeTime < 0 || executeTime > DelayTask.MAX_EXECUTE_TIME) {
-            throw new IllegalArgumentException("Execute time " + executeTime + " is not between 0 (1970) and "
-                    + DelayTask.MAX_EXECUTE_TIME + " (" + Instant.ofEpochMilli(DelayTask.MAX_EXECUTE_TIME) + ")");
-        }
-    }
-
-    private static void checkQueue(int taskType, int priority) {
-        if (taskType < 0 || taskType > DelayTask.MAX_TYPE) {
-            throw new IllegalArgumentException("Task type " + taskType + " is not between 0 and " + DelayTask.MAX_TYPE);
-        }
-        if (priority < 0 || priority > DelayTask.MAX_PRIORITY) {
-            throw new IllegalArgumentException(
-                    "Priority " + priority + " is not between 0 and " + DelayTask.MAX_PRIORITY);
-        }
-    }
-
-    private byte[] parametersOf(DelayTask task) {
-        byte[] parameters = task.getParameters();
-        if (parameters == null && task.getPayload() != null) {
-            try {
-                parameters = this.codec.write(task.getPayload());
-            }
-            catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("Cannot write the payload of " + task, ex);
-            }
-        }
-        if (parameters != null && parameters.length > this.settings.maxParametersSize()) {
-            throw new IllegalArgumentException("Task parameters are " + parameters.length + " bytes, more than "
-                    + "delay-task.max-parameters-size (" + this.settings.maxParametersSize() + ")");
-        }
-        return parameters;
-    }
-
-    private static void validate(DelayTask task) {
-        if (task == null) {
-            throw new IllegalArgumentException("Task must not be null");
-        }
-        checkQueue(task.getTaskType(), task.getPriority());
-        if (task.getDelay() != null && task.getDelay().isNegative()) {
-            throw new IllegalArgumentException("Delay " + task.getDelay() + " must not be negative");
-        }
-        if (task.getBizKey() != null
-                && (task.getBizKey().isBlank() || task.getBizKey().length() > DelayTask.MAX_BIZ_KEY_LENGTH)) {
-            throw new IllegalArgumentException("Business key '" + task.getBizKey() + "' must be non-blank and at most "
-                    + DelayTask.MAX_BIZ_KEY_LENGTH + " characters");
-        }
-        if (task.getTaskId() != null && task.getTaskId() <= 0) {
-            throw new IllegalArgumentException("Task id " + task.getTaskId() + " must be positive");
         }
     }
 
