@@ -1,0 +1,101 @@
+package io.github.delaytask.store.mybatis;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import com.baomidou.mybatisplus.core.incrementer.DefaultIdentifierGenerator;
+import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
+import io.github.delaytask.store.TaskStore;
+import org.mybatis.spring.SqlSessionTemplate;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * A database or schema of its own for one test of the store's contract, made with the schema script users run, and
+ * the starter's store on it as the auto-configuration builds it.
+ */
+final class ContractDatabase {
+
+    private final String serverUrl;
+
+    private final String url;
+
+    private final String username;
+
+    private final String drop;
+
+    private ContractDatabase(String serverUrl, String url, String username, String create, String drop,
+            String platform) {
+        this.serverUrl = serverUrl;
+        this.url = url;
+        this.username = username;
+        this.drop = drop;
+        if (create != null) {
+            execute(serverUrl, create);
+        }
+        try (Connection connection = DriverManager.getConnection(url, username, "")) {
+            ScriptUtils.executeSqlScript(connection,
+                    new ClassPathResource("META-INF/delay-task/sql/schema-" + platform + ".sql"));
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static String name() {
+        return "contract_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    }
+
+    static ContractDatabase h2() {
+        String url = "jdbc:h2:mem:" + name() + ";DB_CLOSE_DELAY=-1";
+        return new ContractDatabase(url, url, "sa", null, "SHUTDOWN", "h2");
+    }
+
+    static ContractDatabase mariaDb() {
+        String name = name();
+        return new ContractDatabase("jdbc:mariadb://127.0.0.1:3306/test", "jdbc:mariadb://127.0.0.1:3306/" + name,
+                "root", "CREATE DATABASE " + name, "DROP DATABASE IF EXISTS " + name, "mysql");
+    }
+
+    static ContractDatabase postgreSql() {
+        String name = name();
+        String server = "jdbc:postgresql://127.0.0.1:5432/test";
+        return new ContractDatabase(server, server + "?currentSchema=" + name, "postgres", "CREATE SCHEMA " + name,
+                "DROP SCHEMA IF EXISTS " + name + " CASCADE", "postgresql");
+    }
+
+    TaskStore store() {
+        DataSource dataSource = new DriverManagerDataSource(this.url, this.username, "");
+        IdentifierGenerator ids = DefaultIdentifierGenerator.getInstance();
+        SqlSessionTemplate sessions = MybatisSetup.sqlSessions(dataSource, ids, TableNames.NONE);
+        return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
+                sessions.getMapper(TaskInfoLogMapper.class),
+                new TransactionTemplate(new DataSourceTransactionManager(dataSource)), new JdbcTemplate(dataSource), ids,
+                false, () -> false, true, TableNames.NONE);
+    }
+
+    void drop() {
+        execute(this.serverUrl, this.drop);
+    }
+
+    private void execute(String server, String sql) {
+        try (Connection connection = DriverManager.getConnection(server, this.username, "");
+                Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+}
