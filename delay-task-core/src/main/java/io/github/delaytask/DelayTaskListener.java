@@ -64,6 +64,25 @@ public @interface DelayTaskListener {
     String concurrency() default "";
 
     /**
+     * Most tasks of this listener's queue held at once across every instance of the cluster, running or claimed to
+     * run, such as {@code 3} or {@code ${partner.max-calls}}: for a partner whose API allows so many calls at once,
+     * however many instances run. Redis hands out no more; a task held back waits, due, for room, and is not an
+     * attempt. Applies with {@link #concurrency()}, which still bounds each instance. Instances should agree on it:
+     * each claims by its own value. Empty for no cluster-wide limit.
+     */
+    String clusterConcurrency() default "";
+
+    /**
+     * Most tasks of this listener's queue started within a period across every instance of the cluster, as
+     * {@code permits/period}, such as {@code 20/1s}, {@code 600/1m} or {@code ${partner.rate}}: for a partner whose
+     * API allows so many calls a second, however many instances run. Redis hands out no more within any such period
+     * (a sliding window, by the Redis server's clock); a task held back waits, due, and is not an attempt. Applies
+     * with the concurrency limits and with pause. Instances should agree on it: each claims by its own value. Empty
+     * for no cluster-wide rate.
+     */
+    String clusterRate() default "";
+
+    /**
      * Longest run of the handler, such as {@code 5m} or {@code ${orders.timeout}}; empty for
      * {@code delay-task.listener.timeout}. Past it, the handler's thread is interrupted and the run counts as a
      * failed attempt, retried after the back-off and {@link TaskStatus#DEAD} after {@link #maxAttempts()}, with an

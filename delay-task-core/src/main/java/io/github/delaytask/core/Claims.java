@@ -294,6 +294,23 @@ public final class Claims {
         }
     }
 
+    /**
+     * Hand out no more than {@code limit} tasks of the queue at once, across every instance: a listener's
+     * cluster-wide concurrency ({@link TaskQueues#limitInFlight}).
+     * @param limit the most tasks in flight; 0 for no such limit
+     */
+    public void limitInFlight(QueueId queue, int limit) {
+        this.queues.limitInFlight(queue, limit);
+    }
+
+    /**
+     * Hand out no more than {@code permits} tasks of the queue within any {@code period}, across every instance: a
+     * listener's cluster-wide rate ({@link TaskQueues#limitRate}).
+     */
+    public void limitRate(QueueId queue, int permits, java.time.Duration period) {
+        this.queues.limitRate(queue, permits, period);
+    }
+
     public void addLossListener(LossListener listener) {
         this.lossListeners.add(listener);
     }

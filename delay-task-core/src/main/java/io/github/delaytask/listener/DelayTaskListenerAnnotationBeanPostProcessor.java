@@ -69,7 +69,9 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         ListenerEndpoint endpoint = new ListenerEndpoint(new QueueId(annotation.taskType(), annotation.priority()),
                 bean, beanName, invocable);
         endpoint = new ListenerEndpoint(endpoint.queue(), bean, beanName, invocable, retryOverrides(endpoint,
-                annotation), concurrency(endpoint, annotation.concurrency()), timeout(endpoint, annotation.timeout()),
+                annotation), concurrency(endpoint, "concurrency", annotation.concurrency()),
+                concurrency(endpoint, "clusterConcurrency", annotation.clusterConcurrency()),
+                clusterRate(endpoint, annotation.clusterRate()), timeout(endpoint, annotation.timeout()),
                 name(endpoint, annotation.name()));
         if (annotation.taskType() < 0 || annotation.taskType() > DelayTask.MAX_TYPE || annotation.priority() < 0
                 || annotation.priority() > DelayTask.MAX_PRIORITY) {
@@ -141,8 +143,8 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
                 duration(endpoint, "maxDelay", annotation.maxDelay()));
     }
 
-    /** The listener's own limit; 0 when it sets none. */
-    private int concurrency(ListenerEndpoint endpoint, String value) {
+    /** One of the listener's limits; 0 when it sets none. */
+    private int concurrency(ListenerEndpoint endpoint, String attribute, String value) {
         String resolved = resolve(value);
         if (!StringUtils.hasText(resolved)) {
             return 0;
@@ -156,10 +158,33 @@ public class DelayTaskListenerAnnotationBeanPostProcessor implements BeanPostPro
         }
         if (concurrency < 1) {
             throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe()
-                    + " has concurrency '" + value + "'" + (value.equals(resolved) ? "" : " ('" + resolved + "')")
-                    + ", which is not a whole number of at least 1 (leave it empty for no limit of its own)");
+                    + " has " + attribute + " '" + value + "'"
+                    + (value.equals(resolved) ? "" : " ('" + resolved + "')")
+                    + ", which is not a whole number of at least 1 (leave it empty for no limit)");
         }
         return concurrency;
+    }
+
+    /** The listener's rate across the cluster, {@code permits/period}; null when it sets none. */
+    private ListenerEndpoint.@Nullable ClusterRate clusterRate(ListenerEndpoint endpoint, String value) {
+        String resolved = resolve(value);
+        if (!StringUtils.hasText(resolved)) {
+            return null;
+        }
+        String[] parts = resolved.trim().split("/", 2);
+        try {
+            int permits = Integer.parseInt(parts[0].trim());
+            Duration period = DurationFormatterUtils.detectAndParse(parts[1].trim());
+            if (permits >= 1 && period.toMillis() >= 1) {
+                return new ListenerEndpoint.ClusterRate(permits, period);
+            }
+        }
+        catch (RuntimeException ex) {
+            // refused below, with the value
+        }
+        throw new BeanInitializationException("@DelayTaskListener on " + endpoint.describe() + " has clusterRate '"
+                + value + "'" + (value.equals(resolved) ? "" : " ('" + resolved + "')") + ", which is not a rate "
+                + "such as 20/1s: a whole number of at least 1, a slash, and a period of at least 1ms");
     }
 
     private @Nullable Duration timeout(ListenerEndpoint endpoint, String value) {

@@ -130,6 +130,13 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
                     endpoint.timeout(this.settings.timeout()), handBack,
                     (piece) -> redis.submit("record a failed run", piece));
             started.listen(endpoint.queue(), run, endpoint.concurrency());
+            if (endpoint.clusterConcurrency() > 0) {
+                this.claims.limitInFlight(endpoint.queue(), endpoint.clusterConcurrency());
+            }
+            if (endpoint.clusterRate() != null) {
+                this.claims.limitRate(endpoint.queue(), endpoint.clusterRate().permits(),
+                        endpoint.clusterRate().period());
+            }
         }
         this.dispatcher = started;
         // the queues first: the wake-ups' subscription, once made, looks at each of them

@@ -14,20 +14,25 @@ import org.jspecify.annotations.Nullable;
  * @param method the method to invoke on the bean
  * @param retry the retry attributes of its annotation, applied over the defaults
  * @param concurrency most tasks of the listener held at once by an instance; 0 for no limit of its own
+ * @param clusterConcurrency most tasks of the listener's queue held at once across every instance; 0 for no such
+ * limit
+ * @param clusterRate most tasks of the listener's queue claimed within a period across every instance, or null for
+ * no such rate
  * @param timeout longest run of its handler, or null for the listeners' default
  * @param name the readable name of its task type, or null
  */
 record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method, RetryOverrides retry,
-        int concurrency, java.time.@Nullable Duration timeout, @Nullable String name) {
+        int concurrency, int clusterConcurrency, @Nullable ClusterRate clusterRate,
+        java.time.@Nullable Duration timeout, @Nullable String name) {
 
     ListenerEndpoint(QueueId queue, Object bean, String beanName, Method method) {
-        this(queue, bean, beanName, method, RetryOverrides.NONE, 0, null, null);
+        this(queue, bean, beanName, method, RetryOverrides.NONE, 0, 0, null, null, null);
     }
 
     /** The same listener with its type's name, which another listener of the type gave. */
     ListenerEndpoint withName(String typeName) {
         return new ListenerEndpoint(this.queue, this.bean, this.beanName, this.method, this.retry, this.concurrency,
-                this.timeout, typeName);
+                this.clusterConcurrency, this.clusterRate, this.timeout, typeName);
     }
 
     /** The longest run of its handler: its own, or the given default. */
@@ -59,6 +64,14 @@ record ListenerEndpoint(QueueId queue, Object bean, String beanName, Method meth
 
         static final RetryOverrides NONE = new RetryOverrides(0, null, 0, null);
 
+    }
+
+    /**
+     * A rate across the cluster: at most {@code permits} tasks claimed within any {@code period}.
+     * @param permits the most tasks within a period, at least 1
+     * @param period the period, at least a millisecond
+     */
+    record ClusterRate(int permits, java.time.Duration period) {
     }
 
 }

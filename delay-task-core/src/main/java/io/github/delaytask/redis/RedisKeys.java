@@ -96,6 +96,14 @@ public final class RedisKeys {
         return queueKey(queue, "paused");
     }
 
+    /**
+     * The recent claims of a queue with a cluster-wide rate: each id claimed, by the time of its claim, for as long as
+     * it counts against the rate. In the queue's hash tag, so that the claim script can read it on a Cluster.
+     */
+    String claimedRecently(QueueId queue) {
+        return queueKey(queue, "claimed-recently");
+    }
+
     /** The set of queues in use, so that no job has to list keys. */
     String queues() {
         return prefix() + ":queues";

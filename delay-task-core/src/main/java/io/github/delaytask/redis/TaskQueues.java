@@ -73,6 +73,20 @@ public class TaskQueues {
      */
     static final long UNANSWERED_MILLIS = 300;
 
+    /**
+     * While a claim leaves due tasks behind for want of room under a queue's in-flight limit, the next look it asks
+     * for is this far away at the latest: the end of a run on another instance wakes no one.
+     */
+    static final long LIMITED_LOOK_MILLIS = 100;
+
+    /** The most tasks of each limited queue in flight at once, across every consumer ({@link #limitInFlight}). */
+    private final Map<QueueId, Integer> inFlightLimits = new ConcurrentHashMap<>();
+
+    /** Of each queue with a cluster-wide rate, the most tasks claimed within a period, and the period in ms. */
+    private final Map<QueueId, long[]> rates = new ConcurrentHashMap<>();
+
+    private static final long[] NO_RATE = { 0, 0 };
+
     /** Claims whose server had not answered when the others of their round had, by queue. */
     private final Map<QueueId, LateClaim> lateClaims = new ConcurrentHashMap<>();
 
@@ -277,7 +291,7 @@ public class TaskQueues {
      * the server's time ({@link Claim#redisTime()} is then -1) unless {@code timed}.
      */
     public Claim claim(QueueId queue, int max, Duration lease, boolean timed) {
-        List<String> result = this.redis.execute(this.claimScript, claimKeys(queue), claimArgs(max, lease, timed));
+        List<String> result = this.redis.execute(this.claimScript, claimKeys(queue), claimArgs(queue, max, lease, timed));
         return toClaim(result);
     }
 
@@ -441,7 +455,7 @@ public class TaskQueues {
             for (int i = 0; i < order.size(); i++) {
                 QueueId queue = order.get(i);
                 keys.add(bytes(claimKeys(queue).toArray()));
-                args.add(bytes(claimArgs(counts.get(queue), lease, timed.contains(queue))));
+                args.add(bytes(claimArgs(queue, counts.get(queue), lease, timed.contains(queue))));
                 if (slow.contains(queue)) {
                     capped.add(i);
                 }
@@ -495,12 +509,42 @@ public class TaskQueues {
 
     private List<String> claimKeys(QueueId queue) {
         return List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue),
-                this.keys.loaded(queue), this.keys.paused(queue));
+                this.keys.loaded(queue), this.keys.paused(queue), this.keys.claimedRecently(queue));
     }
 
-    private static Object[] claimArgs(int max, Duration lease, boolean timed) {
+    private Object[] claimArgs(QueueId queue, int max, Duration lease, boolean timed) {
+        long[] rate = this.rates.getOrDefault(queue, NO_RATE);
         return new Object[] { Integer.toString(max), Long.toString(lease.toMillis()), Integer.toString(MOVE_LIMIT),
-                timed ? "1" : "0" };
+                timed ? "1" : "0", Integer.toString(this.inFlightLimits.getOrDefault(queue, 0)),
+                Long.toString(LIMITED_LOOK_MILLIS), Long.toString(rate[0]), Long.toString(rate[1]) };
+    }
+
+    /**
+     * Hand out no more than {@code permits} tasks of the queue within any {@code period}, across every consumer of
+     * every instance: its claims take only what the rate leaves (a listener's cluster-wide rate).
+     * @param permits the most tasks claimed within a period; 0 for no such rate
+     */
+    public void limitRate(QueueId queue, int permits, Duration period) {
+        if (permits > 0) {
+            this.rates.put(queue, new long[] { permits, period.toMillis() });
+        }
+        else {
+            this.rates.remove(queue);
+        }
+    }
+
+    /**
+     * Hand out no more than {@code limit} tasks of the queue at once, across every consumer of every instance: its
+     * claims take only the room its in-flight set leaves (a listener's cluster-wide concurrency).
+     * @param limit the most tasks in flight; 0 for no such limit
+     */
+    public void limitInFlight(QueueId queue, int limit) {
+        if (limit > 0) {
+            this.inFlightLimits.put(queue, limit);
+        }
+        else {
+            this.inFlightLimits.remove(queue);
+        }
     }
 
     private static Claim toClaim(List<String> result) {

@@ -186,6 +186,44 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
     }
 
     @Test
+    void aClusterConcurrencyFromAPlaceholderIsTheQueuesLimitAndOneBelowOneFailsStartUpNamingIt() {
+        this.contextRunner.withBean("partner", PartnerCalls.class)
+            .withPropertyValues("partner.max-calls=3")
+            .run((context) -> assertThat(context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class)
+                .endpoints()).singleElement().satisfies((endpoint) -> {
+                    assertThat(endpoint.clusterConcurrency()).isEqualTo(3);
+                    assertThat(endpoint.concurrency()).as("no limit of the instance's own").isZero();
+                }));
+        this.contextRunner.withBean("partner", PartnerCalls.class)
+            .withPropertyValues("partner.max-calls=-2")
+            .run((context) -> assertThat(context).hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining(PartnerCalls.class.getName() + ".handle")
+                .hasMessageContaining("clusterConcurrency '${partner.max-calls}' ('-2')"));
+    }
+
+    @Test
+    void aClusterRateFromAPlaceholderIsPermitsPerPeriodAndOneThatIsNotSuchARateFailsStartUpNamingIt() {
+        this.contextRunner.withBean("rated", RatedPartnerCalls.class)
+            .withPropertyValues("partner.rate=600/1m")
+            .run((context) -> assertThat(context.getBean(DelayTaskListenerAnnotationBeanPostProcessor.class)
+                .endpoints()).singleElement()
+                .satisfies((endpoint) -> assertThat(endpoint.clusterRate())
+                    .isEqualTo(new ListenerEndpoint.ClusterRate(600, Duration.ofMinutes(1)))));
+        for (String rate : List.of("0/1s", "20", "20/0s", "many/1s")) {
+            this.contextRunner.withBean("rated", RatedPartnerCalls.class)
+                .withPropertyValues("partner.rate=" + rate)
+                .run((context) -> assertThat(context).hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining(RatedPartnerCalls.class.getName() + ".handle")
+                    .hasMessageContaining("clusterRate '${partner.rate}' ('" + rate + "'), which is not a rate such as "
+                            + "20/1s"));
+        }
+    }
+
+    @Test
     void aTimeoutFromAPlaceholderIsTheListenersOwnAndOneThatIsNotAPositiveDurationFailsStartUpNamingTheMethod() {
         this.contextRunner.withBean("slow", Slow.class)
             .withPropertyValues("partner.timeout=5m")
@@ -258,6 +296,22 @@ class DelayTaskListenerAnnotationBeanPostProcessorTests {
     static class Limited {
 
         @DelayTaskListener(taskType = 12, concurrency = "${downstream.concurrency}")
+        void handle(DelayTask task) {
+        }
+
+    }
+
+    static class RatedPartnerCalls {
+
+        @DelayTaskListener(taskType = 14, clusterRate = "${partner.rate}")
+        void handle(DelayTask task) {
+        }
+
+    }
+
+    static class PartnerCalls {
+
+        @DelayTaskListener(taskType = 13, clusterConcurrency = "${partner.max-calls}")
         void handle(DelayTask task) {
         }
 
