@@ -75,6 +75,8 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
 
     private volatile boolean running;
 
+    private volatile boolean autoStartup = true;
+
     /**
      * @param consumed where the queues the dispatcher claims from are recorded while it does
      * @param observations the observations of handler runs, which continue the trace stored with each task
@@ -212,6 +214,19 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return this.running;
+    }
+
+    /**
+     * Whether the listeners start with the application context; otherwise they wait for {@link #start()}, and the
+     * health is out of service until then.
+     */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return this.autoStartup;
     }
 
     /**

@@ -94,6 +94,8 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private volatile boolean running;
 
+    private volatile boolean autoStartup = true;
+
     /**
      * @param administration the registry of queues, which the refresh visits and cleans up
      * @param markers the loaded markers a recovery sets
@@ -209,6 +211,19 @@ public class DelayTaskJobs implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return this.running;
+    }
+
+    /**
+     * Whether the jobs start with the application context; otherwise they wait for {@link #start()}: without them
+     * tasks due beyond the preload window never reach Redis, and a Redis that lost data is not recovered.
+     */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return this.autoStartup;
     }
 
     /**

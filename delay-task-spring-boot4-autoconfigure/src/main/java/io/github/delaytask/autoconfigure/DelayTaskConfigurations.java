@@ -391,8 +391,10 @@ final class DelayTaskConfigurations {
             ListenerSettings settings = new ListenerSettings(listener.getConcurrency(), listener.getPrefetch(),
                     batchSize, listener.getPollInterval(), properties.getShutdownTimeout(),
                     properties.getLease(), retryPolicy, virtualThreads(environment), idleLook, listener.getTimeout());
-            return new DelayTaskListenerEndpointRegistry(processor, claims, outcomes, pauses, signals, consumed,
-                    codec, settings, events(events), observations, contexts);
+            DelayTaskListenerEndpointRegistry registry = new DelayTaskListenerEndpointRegistry(processor, claims,
+                    outcomes, pauses, signals, consumed, codec, settings, events(events), observations, contexts);
+            registry.setAutoStartup(listener.isAutoStartup());
+            return registry;
         }
 
         /** Boot's own test of {@code spring.threads.virtual.enabled}, which works on Java 21 and later only. */
@@ -441,12 +443,14 @@ final class DelayTaskConfigurations {
                 RecoveryMarkers markers, Claims claims, DueSignals signals, ConsumedQueues consumed,
                 DistributedLocks locks, DelayTaskProperties properties, BeanFactory beanFactory) {
             DelayTaskProperties.History history = properties.getHistory();
-            return new DelayTaskJobs(store, queues, administration, markers, claims, signals, consumed, locks,
-                    new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
+            DelayTaskJobs jobs = new DelayTaskJobs(store, queues, administration, markers, claims, signals, consumed,
+                    locks, new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
                             properties.getRefreshInterval()),
                     new HistorySettings(history.getRetention(), history.getDeadRetention(),
                             history.getPurgeInterval(), history.isPurgeEnabled()),
                     clock(beanFactory));
+            jobs.setAutoStartup(properties.getJobs().isAutoStartup());
+            return jobs;
         }
 
     }

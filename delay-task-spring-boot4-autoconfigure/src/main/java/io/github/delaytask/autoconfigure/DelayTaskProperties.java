@@ -86,6 +86,8 @@ public class DelayTaskProperties {
 
     private final Dashboard dashboard = new Dashboard();
 
+    private final Jobs jobs = new Jobs();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -192,6 +194,10 @@ public class DelayTaskProperties {
 
     public Dashboard getDashboard() {
         return this.dashboard;
+    }
+
+    public Jobs getJobs() {
+        return this.jobs;
     }
 
     public static class Redis {
@@ -341,6 +347,12 @@ public class DelayTaskProperties {
         private boolean enabled = true;
 
         /**
+         * Whether the listeners start with the application context. When off, they wait for the
+         * DelayTaskListenerEndpointRegistry bean's start(), and the health is out of service until then.
+         */
+        private boolean autoStartup = true;
+
+        /**
          * Handler threads shared by all listeners of the application.
          */
         private int concurrency = 10;
@@ -396,6 +408,14 @@ public class DelayTaskProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public boolean isAutoStartup() {
+            return this.autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
         }
 
         public int getConcurrency() {
@@ -664,6 +684,25 @@ public class DelayTaskProperties {
 
         public void setPurgeEnabled(boolean purgeEnabled) {
             this.purgeEnabled = purgeEnabled;
+        }
+
+    }
+
+    public static class Jobs {
+
+        /**
+         * Whether the reload, refresh and purge jobs start with the application context. When off, they wait for
+         * the DelayTaskJobs bean's start(): until then tasks due beyond the preload window do not reach Redis, and
+         * a Redis that lost its data is not recovered.
+         */
+        private boolean autoStartup = true;
+
+        public boolean isAutoStartup() {
+            return this.autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
         }
 
     }

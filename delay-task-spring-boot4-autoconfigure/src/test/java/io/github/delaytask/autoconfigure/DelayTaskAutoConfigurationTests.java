@@ -83,6 +83,26 @@ class DelayTaskAutoConfigurationTests {
             .hasSingleBean(DelayTaskDataSourceScriptDatabaseInitializer.class));
     }
 
+    @Test
+    void listenersAndJobsSetNotToStartWithTheContextWaitForTheirStart() {
+        this.contextRunner.run((context) -> {
+            assertThat(context.getBean(DelayTaskListenerEndpointRegistry.class).isRunning()).isTrue();
+            assertThat(context.getBean(DelayTaskJobs.class).isRunning()).isTrue();
+        });
+        this.contextRunner
+            .withPropertyValues("delay-task.listener.auto-startup=false", "delay-task.jobs.auto-startup=false")
+            .run((context) -> {
+                DelayTaskListenerEndpointRegistry listeners = context.getBean(DelayTaskListenerEndpointRegistry.class);
+                DelayTaskJobs jobs = context.getBean(DelayTaskJobs.class);
+                assertThat(listeners.isRunning()).as("listeners").isFalse();
+                assertThat(jobs.isRunning()).as("jobs").isFalse();
+                jobs.start();
+                listeners.start();
+                assertThat(listeners.isRunning()).as("listeners, started").isTrue();
+                assertThat(jobs.isRunning()).as("jobs, started").isTrue();
+            });
+    }
+
     /**
      * The listeners' first claims find a Redis that started empty and ask the jobs' recovery to mark their queues
      * loaded: a recovery started after them missed those asks, and an idle queue stayed unmarked until its next
