@@ -33,6 +33,10 @@ final class CommitWatch {
 
     private final TaskStore store;
 
+    private final long lookMillis;
+
+    private final long giveUpMillis;
+
     /** Guarded by this. */
     private final List<Watched> watched = new ArrayList<>();
 
@@ -43,7 +47,13 @@ final class CommitWatch {
     private boolean closed;
 
     CommitWatch(TaskStore store) {
+        this(store, LOOK_MILLIS, GIVE_UP_MILLIS);
+    }
+
+    CommitWatch(TaskStore store, long lookMillis, long giveUpMillis) {
         this.store = store;
+        this.lookMillis = lookMillis;
+        this.giveUpMillis = giveUpMillis;
     }
 
     /**
@@ -55,12 +65,12 @@ final class CommitWatch {
             return;
         }
         this.watched.add(new Watched(Set.copyOf(taskIds), committed, System.nanoTime()
-                + TimeUnit.MILLISECONDS.toNanos(GIVE_UP_MILLIS)));
+                + TimeUnit.MILLISECONDS.toNanos(this.giveUpMillis)));
         if (this.looker == null) {
             CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-commit-watch-");
             threads.setDaemon(true);
             ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(threads);
-            started.scheduleWithFixedDelay(this::look, LOOK_MILLIS, LOOK_MILLIS, TimeUnit.MILLISECONDS);
+            started.scheduleWithFixedDelay(this::look, this.lookMillis, this.lookMillis, TimeUnit.MILLISECONDS);
             this.looker = started;
         }
     }
@@ -89,7 +99,7 @@ final class CommitWatch {
             else if (now - watch.giveUpAt() >= 0) {
                 done.add(watch);
                 logger.debug("Tasks " + watch.taskIds() + " added in a transaction without synchronization were not "
-                        + "committed within " + GIVE_UP_MILLIS + " ms; the reload job hands them to Redis if they are");
+                        + "committed within " + this.giveUpMillis + " ms; the reload job hands them to Redis if they are");
             }
         }
         synchronized (this) {
@@ -109,6 +119,11 @@ final class CommitWatch {
             logger.warn("Could not hand over tasks committed in a transaction without synchronization; the reload "
                     + "job will", ex);
         }
+    }
+
+    /** Whether a thread looks for rows now: only while something waits. */
+    synchronized boolean looking() {
+        return this.looker != null;
     }
 
     /** Stop looking: what still waits is left to the reload job. */
