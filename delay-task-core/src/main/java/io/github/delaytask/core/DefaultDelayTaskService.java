@@ -73,6 +73,8 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     private final CallerTransaction transaction;
 
+    private final PollRedisHalf pollRedisHalf = new PollRedisHalf();
+
     private volatile boolean running;
 
     private final TaskEvents events;
@@ -395,7 +397,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
                 return null;
             }
             for (StoredTask task : batch.tasks()) {
-                if (this.outcomes.complete(task)) {
+                if (this.outcomes.complete(task, this.pollRedisHalf)) {
                     return task.toDelayTask();
                 }
             }
@@ -417,10 +419,10 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
                     handler.accept(task.toDelayTask());
                 }
                 catch (RuntimeException | Error ex) {
-                    this.outcomes.fail(task, ex, this.settings.retryPolicy());
+                    this.outcomes.fail(task, ex, this.settings.retryPolicy(), this.pollRedisHalf);
                     throw ex;
                 }
-                if (!this.outcomes.complete(task)) {
+                if (!this.outcomes.complete(task, this.pollRedisHalf)) {
                     logger.warn("Task " + task.taskId() + " was handled after its lease ran out; it may run again");
                 }
                 return true;
@@ -496,6 +498,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     /** Stop the thread that hands committed changes to Redis; what it still holds goes to the reload job. */
     @Override
     public void destroy() {
+        this.pollRedisHalf.close();
         this.transaction.close();
         this.handOff.close();
     }

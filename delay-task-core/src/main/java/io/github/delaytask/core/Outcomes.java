@@ -68,16 +68,31 @@ public final class Outcomes {
     }
 
     /**
-     * Record that a claimed task ran.
+     * Record that a claimed task ran; Redis forgets it on the calling thread.
      * @return {@code false} if its lease had run out and another consumer took it over
      */
     public boolean complete(StoredTask claimed) {
+        return complete(claimed, this::inline);
+    }
+
+    /**
+     * {@link #complete(StoredTask)}, with Redis's half handed to {@code redisHalf} once the database has the outcome,
+     * so that a Redis that stalls holds up neither the caller nor the outcome: until Redis hears of it, the id waits
+     * in flight, and the claim that hands it out when its lease runs out drops it, as the database says it finished.
+     * @param redisHalf runs what Redis is told; what it runs may throw when Redis does not answer
+     */
+    public boolean complete(StoredTask claimed, Executor redisHalf) {
         Finishes finishes = this.store.finishAllExecuted(List.of(claimed));
+        List<StoredTask> finished = finishes.finished();
         if (!finishes.held().isEmpty()) {
-            return completeHeld(claimed);
+            finished = this.store.finish(claimed, TaskStatus.EXECUTED, null) ? List.of(claimed) : List.of();
         }
-        acknowledge(finishes.finished(), 1);
-        return !finishes.finished().isEmpty();
+        recorded(finished, 1);
+        if (!finished.isEmpty()) {
+            List<StoredTask> forgotten = finished;
+            redisHalf.execute(() -> forget(forgotten));
+        }
+        return !finished.isEmpty();
     }
 
     /**

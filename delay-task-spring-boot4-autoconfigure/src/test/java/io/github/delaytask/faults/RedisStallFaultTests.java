@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.QueueAdministration;
@@ -195,6 +196,35 @@ class RedisStallFaultTests {
         finally {
             client.shutdown();
         }
+    }
+
+    @Test
+    void aTaskPolledWhileRedisStallsRightAfterItsClaimIsRecordedAndThePollReturnsWithoutWaitingForRedis() {
+        // a command timeout of 5 s: before, the poll told Redis of the outcome on its own thread and waited for it
+        Map<String, String> properties = properties("spring.data.redis.timeout=5s",
+                "delay-task.listener.enabled=false");
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            long id = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+            long[] handled = new long[1];
+            boolean polled;
+            try {
+                polled = service.poll(RecordingListener.TASK_TYPE, 0, (task) -> {
+                    // claimed: Redis stalls from here on
+                    this.proxy.stall();
+                    handled[0] = System.nanoTime();
+                });
+            }
+            finally {
+                this.proxy.resume();
+            }
+            long returnedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - handled[0]);
+            System.out.println("fault: poll-while-redis-stalls returned-ms=" + returnedMillis);
+            assertThat(polled).isTrue();
+            assertThat(service.findTask(id)).get().extracting(TaskDetails::status).isEqualTo(TaskStatus.EXECUTED);
+            assertThat(returnedMillis).as("ms from the handler's end to the poll's return, Redis stalled")
+                .isLessThan(2500);
+        });
     }
 
     @Test
