@@ -73,12 +73,13 @@ public @interface DelayTaskListener {
     String clusterConcurrency() default "";
 
     /**
-     * Most tasks of this listener's queue started within a period across every instance of the cluster, as
+     * Most tasks of this listener's queue handed out within a period across every instance of the cluster, as
      * {@code permits/period}, such as {@code 20/1s}, {@code 600/1m} or {@code ${partner.rate}}: for a partner whose
      * API allows so many calls a second, however many instances run. Redis hands out no more within any such period
-     * (a sliding window, by the Redis server's clock); a task held back waits, due, and is not an attempt. Applies
-     * with the concurrency limits and with pause. Instances should agree on it: each claims by its own value. Empty
-     * for no cluster-wide rate.
+     * (a sliding window, by the Redis server's clock); a task held back waits, due, and is not an attempt. A task
+     * counts when it is claimed, also if it then does not run (handed back at a pause or a stop), so fewer may start.
+     * Applies with the concurrency limits and with pause. Instances should agree on it: each claims by its own value,
+     * and one without this listener (a {@code poll} elsewhere) claims without it. Empty for no cluster-wide rate.
      */
     String clusterRate() default "";
 

@@ -83,7 +83,7 @@ if inFlightLimit > 0 and count > 0 then
     end
 end
 
-local rateLook = nil
+local rateLimited = false
 local ratePermits = tonumber(ARGV[7] or '0')
 local ratePeriod = tonumber(ARGV[8] or '0')
 if ratePermits > 0 and count > 0 then
@@ -91,10 +91,7 @@ if ratePermits > 0 and count > 0 then
     local room = ratePermits - redis.call('ZCARD', KEYS[6])
     if room < count then
         count = math.max(room, 0)
-        local oldest = redis.call('ZRANGE', KEYS[6], 0, 0, 'WITHSCORES')
-        if #oldest > 0 then
-            rateLook = tonumber(oldest[2]) + ratePeriod + 1
-        end
+        rateLimited = true
     end
 end
 
@@ -112,6 +109,15 @@ if count > 0 and paused == 0 then
     end
     if ratePermits > 0 and #popped > 0 then
         redis.call('PEXPIRE', KEYS[6], ratePeriod)
+    end
+end
+
+-- read after this claim's own entries: a first claim that the rate cut short counts from itself
+local rateLook = nil
+if rateLimited then
+    local oldest = redis.call('ZRANGE', KEYS[6], 0, 0, 'WITHSCORES')
+    if #oldest > 0 then
+        rateLook = tonumber(oldest[2]) + ratePeriod + 1
     end
 end
 

@@ -95,6 +95,21 @@ class ClusterLimitsTests {
         })));
     }
 
+    @Test
+    void oneInstanceGivenABurstLargerThanItsClusterRateRunsItAtThatRate() {
+        this.runner.run((context) -> {
+            RatedCalls instance = context.getBean(RatedCalls.class);
+            List<DelayTask> tasks = new ArrayList<>();
+            for (int i = 0; i < 3 * RatedCalls.PER_SECOND; i++) {
+                tasks.add(DelayTask.builder(RATED).build());
+            }
+            context.getBean(DelayTaskService.class).addTasks(tasks);
+            // three seconds' worth; before, the first claim the rate cut short asked for its next look only when its
+            // lease ran out, 30 s later
+            await().atMost(Duration.ofSeconds(10)).until(() -> instance.starts.size() == tasks.size());
+        });
+    }
+
     /** The most of the given sorted times within any window of the given length. */
     private static int mostWithin(List<Long> sorted, long window) {
         int most = 0;
