@@ -31,6 +31,9 @@ final class CommitWatch {
 
     static final long GIVE_UP_MILLIS = 60_000;
 
+    /** Of each watch's tasks, how many a look reads. */
+    private static final int IDS_PER_WATCH = 10;
+
     private final TaskStore store;
 
     private final long lookMillis;
@@ -80,8 +83,9 @@ final class CommitWatch {
         synchronized (this) {
             looked = List.copyOf(this.watched);
         }
+        // a watch's tasks are committed together: a few of each tell, and the look stays one small statement
         Set<Long> ids = new HashSet<>();
-        looked.forEach((watch) -> ids.addAll(watch.taskIds()));
+        looked.forEach((watch) -> watch.taskIds().stream().limit(IDS_PER_WATCH).forEach(ids::add));
         Set<Long> live = new HashSet<>();
         try {
             this.store.findLive(ids).forEach((task) -> live.add(task.taskId()));
@@ -92,13 +96,13 @@ final class CommitWatch {
         long now = System.nanoTime();
         List<Watched> done = new ArrayList<>();
         for (Watched watch : looked) {
-            if (watch.taskIds().stream().anyMatch(live::contains)) {
+            if (watch.taskIds().stream().limit(IDS_PER_WATCH).anyMatch(live::contains)) {
                 done.add(watch);
                 run(watch.committed());
             }
             else if (now - watch.giveUpAt() >= 0) {
                 done.add(watch);
-                logger.debug("Tasks " + watch.taskIds() + " added in a transaction without synchronization were not "
+                logger.info(watch.taskIds().size() + " task(s) added in a transaction without synchronization were not "
                         + "committed within " + this.giveUpMillis + " ms; the reload job hands them to Redis if they are");
             }
         }
