@@ -419,7 +419,9 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
                     handler.accept(task.toDelayTask());
                 }
                 catch (RuntimeException | Error ex) {
-                    this.outcomes.fail(task, ex, this.settings.retryPolicy(), this.pollRedisHalf);
+                    // the retry's time in Redis before the caller polls again, unless Redis is slow
+                    this.outcomes.fail(task, ex, this.settings.retryPolicy(),
+                            this.pollRedisHalf.waitingUpTo(this.settings.redisHandOffTimeout()));
                     throw ex;
                 }
                 if (!this.outcomes.complete(task, this.pollRedisHalf)) {

@@ -1,5 +1,7 @@
 package io.github.delaytask.core;
 
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -53,6 +55,30 @@ final class PollRedisHalf implements Executor {
                 logger.debug("Could not tell Redis of an outcome poll recorded", ex);
             }
         });
+    }
+
+    /**
+     * This executor, waiting for each piece of work up to the given bound: a retry moved in Redis before the poll
+     * returns is there for the caller's next poll, unless Redis is slower than the bound.
+     */
+    Executor waitingUpTo(Duration bound) {
+        return (redisWork) -> {
+            CountDownLatch done = new CountDownLatch(1);
+            execute(() -> {
+                try {
+                    redisWork.run();
+                }
+                finally {
+                    done.countDown();
+                }
+            });
+            try {
+                done.await(bound.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        };
     }
 
     /** Stop: what still waits is left to the claims that hand its ids out again. */
