@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -55,6 +56,9 @@ public final class RedisClock extends Clock implements SmartLifecycle {
 
     private final CountDownLatch firstAnswer = new CountDownLatch(1);
 
+    /** Released to have Redis's time read ahead of its turn. */
+    private final Semaphore readNow = new Semaphore(0);
+
     /** Redis's time as last read, and the monotonic clock's then; null until Redis first answers. */
     private volatile @Nullable Reading reading;
 
@@ -96,7 +100,19 @@ public final class RedisClock extends Clock implements SmartLifecycle {
             return this.local.millis();
         }
         // rounded down: never ahead of Redis
-        return last.serverMillis() + (this.nanos.getAsLong() - last.nanos()) / 1_000_000;
+        long millis = last.serverMillis() + (this.nanos.getAsLong() - last.nanos()) / 1_000_000;
+        // the two clocks parted since the reading: this host's was stepped, or the monotonic one stood still while
+        // the host slept (a suspended virtual machine); which one is right, Redis's time tells at once
+        if (Math.abs(this.local.millis() + this.offsetMillis - millis) >= WARN_MILLIS
+                && this.readNow.availablePermits() == 0) {
+            this.readNow.release();
+        }
+        return millis;
+    }
+
+    /** Whether a reading of Redis's time is asked for ahead of its turn, the clocks having parted. */
+    boolean readingAsked() {
+        return this.readNow.availablePermits() > 0;
     }
 
     @Override
@@ -129,7 +145,17 @@ public final class RedisClock extends Clock implements SmartLifecycle {
         long offset = 0;
         for (int i = 0; i < SAMPLES && best > QUICK_ROUND_TRIP_NANOS; i++) {
             long sent = this.nanos.getAsLong();
-            long server = this.serverMillis.getAsLong();
+            long server;
+            try {
+                server = this.serverMillis.getAsLong();
+            }
+            catch (RuntimeException ex) {
+                if (read == null) {
+                    throw ex;
+                }
+                // a slow answer is better than none
+                break;
+            }
             long answered = this.nanos.getAsLong();
             if (answered - sent < best) {
                 best = answered - sent;
@@ -172,10 +198,12 @@ public final class RedisClock extends Clock implements SmartLifecycle {
     private void sampleUntilStopped() {
         boolean told = false;
         while (!Thread.currentThread().isInterrupted()) {
+            boolean answered = false;
             try {
                 sample();
                 this.firstAnswer.countDown();
                 told = false;
+                answered = true;
             }
             catch (RuntimeException ex) {
                 if (!told) {
@@ -185,9 +213,16 @@ public final class RedisClock extends Clock implements SmartLifecycle {
                                     : "none yet: this instance's clock applies") + ")", ex);
                 }
             }
+            this.readNow.drainPermits();
             try {
-                // until Redis first answers, again soon: this clock is off until then
-                Thread.sleep((this.firstAnswer.getCount() == 0) ? this.resyncMillis : FIRST_ANSWER_MILLIS);
+                if (answered) {
+                    // at its turn, or at once when the clocks part
+                    this.readNow.tryAcquire(this.resyncMillis, TimeUnit.MILLISECONDS);
+                }
+                else {
+                    // until Redis answers, again soon, and no sooner however often the clocks are found apart
+                    Thread.sleep(FIRST_ANSWER_MILLIS);
+                }
             }
             catch (InterruptedException ex) {
                 return;

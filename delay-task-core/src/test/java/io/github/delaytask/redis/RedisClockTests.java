@@ -97,6 +97,28 @@ class RedisClockTests {
     }
 
     @Test
+    void clocksThatPartSinceTheReadingAskForAReadingAtOnceAndThoseThatKeepTogetherDoNot() {
+        this.calls.add(new long[] { 2, 1 });
+        this.clock.sample();
+        elapse(25_000);
+        this.clock.millis();
+        assertThat(this.clock.readingAsked()).as("after 25 s on both clocks").isFalse();
+        // the host slept a minute: its clock moved on, the monotonic one stood still
+        this.local.millis += 60_000;
+        this.clock.millis();
+        assertThat(this.clock.readingAsked()).isTrue();
+    }
+
+    @Test
+    void aReadingThatFailsAfterAGoodButSlowOneKeepsTheSlowOne() {
+        this.redisAhead = 700;
+        this.calls.add(new long[] { 40, 20 });
+        this.clock.sample();
+        long redisNow = this.local.millis + this.redisAhead;
+        assertThat(this.clock.millis()).isBetween(redisNow - 42, redisNow);
+    }
+
+    @Test
     void untilRedisAnswersTheLocalClockApplies() {
         assertThat(this.clock.millis()).isEqualTo(this.local.millis);
     }
