@@ -101,8 +101,9 @@ public final class Outcomes {
      * outcome. Tasks whose rows another transaction holds are not waited for: no one caller's open transaction holds
      * up the others. A task the database recorded is never
      * run again, whatever Redis still holds of it: a claim that hands its id out drops it.
-     * @return the tasks recorded, and those whose rows another transaction holds, not recorded yet (see
-     * {@link #completeHeld}); the others had lost their lease to another consumer
+     * @return the tasks recorded, and those whose rows another transaction holds, not recorded yet (tried again, or
+     * finished by {@link TaskStore#finish}, which waits for the row); the others had lost their lease to another
+     * consumer
      */
     public Recorded recordAll(List<StoredTask> claimed) {
         Finishes finishes = this.store.finishAllExecuted(claimed);
@@ -120,22 +121,6 @@ public final class Outcomes {
         }
     }
 
-    /**
-     * Record that a claimed task ran, waiting for the transaction that holds its row, as long as the database's lock
-     * wait allows: its task is not claimed meanwhile, as claims pass over rows another transaction holds.
-     * @return {@code false} if it had lost its lease to another consumer
-     */
-    public boolean completeHeld(StoredTask claimed) {
-        boolean finished = this.store.finish(claimed, TaskStatus.EXECUTED, null);
-        acknowledge(finished ? List.of(claimed) : List.of(), 1);
-        return finished;
-    }
-
-    private void acknowledge(List<StoredTask> finished, int asked) {
-        recorded(finished, asked);
-        forgetQuietly(finished);
-    }
-
     /** Count the tasks recorded as executed, and warn of those that had lost their lease. */
     private void recorded(List<StoredTask> finished, int asked) {
         if (finished.size() < asked) {
@@ -144,17 +129,6 @@ public final class Outcomes {
         }
         byQueue(finished).forEach((queue, ids) -> this.events.completed(queue, TaskEvents.Outcome.EXECUTED,
                 ids.size()));
-    }
-
-    private void forgetQuietly(List<StoredTask> finished) {
-        try {
-            forget(finished);
-        }
-        catch (RuntimeException ex) {
-            // the database has recorded them, which is what counts: an id left in flight is dropped when its lease
-            // runs out and it is claimed again, as the database says it is finished
-            logger.debug("Could not forget " + finished.size() + " finished task(s) in Redis", ex);
-        }
     }
 
     /**
