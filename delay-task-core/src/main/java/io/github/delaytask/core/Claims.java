@@ -29,6 +29,9 @@ import org.springframework.util.Assert;
  * race to exactly one winner, and what drops ids Redis still had of finished tasks. A task is acknowledged in Redis
  * only after the database says it is finished ({@link Outcomes}), so a crash in between never loses it: its lease
  * runs out and it is delivered again.
+ * <p>
+ * While Redis does not answer a queue's claims, the database proposes its due tasks instead ({@link
+ * DatabaseDispatch}), through the same version-checked claim.
  */
 public final class Claims {
 
@@ -61,6 +64,8 @@ public final class Claims {
 
     private final MissedIds missed;
 
+    private final DatabaseDispatch database;
+
     private final List<LossListener> lossListeners = new CopyOnWriteArrayList<>();
 
     /** Queues whose last claim failed in Redis. */
@@ -79,6 +84,17 @@ public final class Claims {
      */
     public Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
             DueSignals signals, Pauses pauses, ConsumedQueues consumed) {
+        this(store, queues, lease, clock, events, signals, pauses, consumed, Duration.ZERO);
+    }
+
+    /**
+     * @param clock the clock of execute times: the Redis server's, which decides when tasks are due
+     * @param events hears of redeliveries
+     * @param databasePollInterval how often a queue whose Redis does not answer its claims is claimed from in the
+     * database instead; zero for never
+     */
+    public Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
+            DueSignals signals, Pauses pauses, ConsumedQueues consumed, Duration databasePollInterval) {
         Assert.isTrue(lease.compareTo(MIN_LEASE) >= 0, () -> "delay-task.lease (" + lease + ") must be at least "
                 + MIN_LEASE + ": a shorter lease can run out before a claimed task's handler starts");
         this.store = store;
@@ -90,6 +106,8 @@ public final class Claims {
         this.pauses = pauses;
         this.consumed = consumed;
         this.missed = new MissedIds(store, queues, signals);
+        this.database = new DatabaseDispatch(store, (queue) -> queues.claim(queue, 0, Duration.ZERO, true), pauses,
+                signals, databasePollInterval, clock, System::nanoTime);
     }
 
     /**
@@ -122,6 +140,47 @@ public final class Claims {
      */
     public Batches claimAll(Map<QueueId, Integer> counts) {
         this.consumed.consumes(counts.keySet());
+        Map<QueueId, Integer> fromDatabase = this.database.own(counts);
+        if (fromDatabase.isEmpty()) {
+            return withDatabase(claimInRedis(counts), counts, fromDatabase);
+        }
+        Map<QueueId, Integer> viaRedis = new HashMap<>(counts);
+        viaRedis.keySet().removeAll(fromDatabase.keySet());
+        return withDatabase(claimInRedis(viaRedis), counts, fromDatabase);
+    }
+
+    /**
+     * Add the claims of the queues the database dispatches, and of those whose claim just failed in Redis, to what
+     * Redis gave.
+     */
+    private Batches withDatabase(Batches fromRedis, Map<QueueId, Integer> counts, Map<QueueId, Integer> own) {
+        Map<QueueId, Integer> fromDatabase = new HashMap<>(own);
+        fromRedis.failed().forEach((queue, error) -> {
+            // a claim only late is no sign of a Redis that does not answer: its answer comes in a later round
+            if (!(error instanceof TaskQueues.ClaimNotAnswered) && this.database.takeOver(queue)) {
+                fromDatabase.put(queue, counts.getOrDefault(queue, 0));
+            }
+        });
+        if (fromDatabase.isEmpty()) {
+            return fromRedis;
+        }
+        Map<QueueId, Batch> batches = new HashMap<>(fromRedis.batches());
+        Map<QueueId, RuntimeException> failed = new HashMap<>(fromRedis.failed());
+        failed.keySet().removeAll(fromDatabase.keySet());
+        try {
+            long now = this.clock.millis();
+            batches.putAll(this.database.claim(fromDatabase, now, now + this.lease.toMillis()));
+        }
+        catch (RuntimeException ex) {
+            fromDatabase.keySet().forEach((queue) -> failed.put(queue, ex));
+        }
+        return new Batches(batches, failed);
+    }
+
+    private Batches claimInRedis(Map<QueueId, Integer> counts) {
+        if (counts.isEmpty()) {
+            return new Batches(Map.of(), Map.of());
+        }
         Set<QueueId> timed = new HashSet<>();
         if (!this.unreachableQueues.isEmpty()) {
             counts.keySet().stream().filter(this.unreachableQueues::contains).forEach(timed::add);
@@ -137,7 +196,12 @@ public final class Claims {
         catch (RuntimeException ex) {
             // the whole round failed (no connection): its queues may have lost data when they answer again
             this.unreachableQueues.addAll(counts.keySet());
-            throw ex;
+            if (!this.database.enabled()) {
+                throw ex;
+            }
+            Map<QueueId, RuntimeException> failed = new HashMap<>();
+            counts.keySet().forEach((queue) -> failed.put(queue, ex));
+            return new Batches(Map.of(), failed);
         }
         claims.claimed()
             .forEach((queue, claim) -> this.pauses.found(queue, claim.paused(), pauses.getOrDefault(queue, 0L)));
@@ -301,6 +365,9 @@ public final class Claims {
      */
     public void limitInFlight(QueueId queue, int limit) {
         this.queues.limitInFlight(queue, limit);
+        if (limit > 0) {
+            this.database.limited(queue);
+        }
     }
 
     /**
@@ -309,6 +376,17 @@ public final class Claims {
      */
     public void limitRate(QueueId queue, int permits, java.time.Duration period) {
         this.queues.limitRate(queue, permits, period);
+        if (permits > 0) {
+            this.database.limited(queue);
+        }
+    }
+
+    /**
+     * The queues this instance claims from the database, because Redis did not answer their claims, until it answers
+     * again; empty while Redis answers.
+     */
+    public Set<QueueId> dispatchedFromDatabase() {
+        return this.database.queues();
     }
 
     public void addLossListener(LossListener listener) {

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,8 +15,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.scheduling.ReloadRun;
@@ -54,6 +57,8 @@ public class DelayTaskHealth implements SmartLifecycle {
 
     private final Duration unreachableAfter;
 
+    private final Supplier<? extends Collection<QueueId>> dispatchedFromDatabase;
+
     private final Duration probeTimeout;
 
     private final Clock clock;
@@ -73,13 +78,37 @@ public class DelayTaskHealth implements SmartLifecycle {
     public DelayTaskHealth(StringRedisTemplate redisTemplate, TaskStore store,
             @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
             Duration unreachableAfter, Clock clock) {
+        this(redisTemplate, store, listeners, jobs, unreachableAfter, clock, List::of);
+    }
+
+    /**
+     * @param redisTemplate the template the starter talks to Redis with
+     * @param store the task store, whose database is probed
+     * @param listeners the listener registry, or {@code null} when listeners are off
+     * @param jobs the reload and refresh jobs, or {@code null} if there are none
+     * @param unreachableAfter how long Redis or the database may fail to answer before the status is {@code DOWN}
+     * @param clock the clock of the times in the details and of how long a server has failed
+     * @param dispatchedFromDatabase the queues this instance claims from the database, as Redis does not answer
+     * their claims
+     */
+    public DelayTaskHealth(StringRedisTemplate redisTemplate, TaskStore store,
+            @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
+            Duration unreachableAfter, Clock clock, Supplier<? extends Collection<QueueId>> dispatchedFromDatabase) {
         this(() -> redisTemplate.execute((RedisCallback<String>) RedisConnection::ping), store::currentTimeMillis,
-                listeners, jobs, unreachableAfter, Duration.ofMillis(PROBE_TIMEOUT_MILLIS), clock);
+                listeners, jobs, unreachableAfter, Duration.ofMillis(PROBE_TIMEOUT_MILLIS), clock,
+                dispatchedFromDatabase);
     }
 
     DelayTaskHealth(Callable<?> redisProbe, Callable<?> databaseProbe,
             @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
             Duration unreachableAfter, Duration probeTimeout, Clock clock) {
+        this(redisProbe, databaseProbe, listeners, jobs, unreachableAfter, probeTimeout, clock, List::of);
+    }
+
+    DelayTaskHealth(Callable<?> redisProbe, Callable<?> databaseProbe,
+            @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
+            Duration unreachableAfter, Duration probeTimeout, Clock clock,
+            Supplier<? extends Collection<QueueId>> dispatchedFromDatabase) {
         Assert.isTrue(!unreachableAfter.isNegative(), "delay-task.health.unreachable-after must not be negative");
         this.redis = new Reachability("redis", redisProbe);
         this.database = new Reachability("database", databaseProbe);
@@ -88,6 +117,7 @@ public class DelayTaskHealth implements SmartLifecycle {
         this.unreachableAfter = unreachableAfter;
         this.probeTimeout = probeTimeout;
         this.clock = clock;
+        this.dispatchedFromDatabase = dispatchedFromDatabase;
     }
 
     @Override
@@ -127,6 +157,7 @@ public class DelayTaskHealth implements SmartLifecycle {
     public synchronized HealthReport check() {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("listeners", listenerDetails());
+        details.put("dispatch", dispatchDetails());
         ExecutorService executor = this.executor;
         DelayTaskListenerEndpointRegistry listeners = this.listeners;
         if (!this.running || executor == null || (listeners != null && !listeners.isRunning())) {
@@ -169,6 +200,20 @@ public class DelayTaskHealth implements SmartLifecycle {
         if (!stuck.isEmpty()) {
             // handlers that ignored the interrupt of their timeout: each holds a thread of the pool
             details.put("stuckHandlers", stuck);
+        }
+        return details;
+    }
+
+    /**
+     * Where this instance's claims go: to Redis, or, for the queues whose Redis does not answer their claims, to the
+     * database.
+     */
+    private Map<String, Object> dispatchDetails() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        Collection<QueueId> fromDatabase = this.dispatchedFromDatabase.get();
+        details.put("from", fromDatabase.isEmpty() ? "redis" : "database");
+        if (!fromDatabase.isEmpty()) {
+            details.put("databaseQueues", fromDatabase.stream().map(QueueId::toString).toList());
         }
         return details;
     }

@@ -119,6 +119,16 @@ public interface TaskStore {
     List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil);
 
     /**
+     * Hand due tasks of the given queues to a consumer until {@code leaseUntil}, straight from the database, where
+     * Redis gives no ids: while Redis does not answer. The earliest due go first, up to each queue's count; a task
+     * another transaction holds (another instance claiming it) is passed over, not waited for. Each is claimed as
+     * {@link #claimDue} claims it, so that a claim of the same task through Redis and this one have one winner.
+     * @param counts the most tasks to claim from each queue
+     * @return the tasks this call won, as claimed
+     */
+    List<StoredTask> claimDueInQueues(Map<QueueId, Integer> counts, long now, long leaseUntil);
+
+    /**
      * Extend the leases of claimed tasks whose handlers still run, in one statement: a task keeps its version, so
      * that its claim can still finish it, and one whose version moved on (another consumer took it over, or it was
      * requeued) is left alone.

@@ -5,12 +5,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delaytask.core.QueueId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,7 +61,26 @@ class DelayTaskHealthTests {
         assertThat(report.details()).containsEntry("redis", Map.of("answers", true))
             .containsEntry("database", Map.of("answers", true))
             .containsEntry("listeners", Map.of("enabled", false))
+            .containsEntry("dispatch", Map.of("from", "redis"))
             .doesNotContainKey("lastError");
+    }
+
+    @Test
+    void theDetailsNameTheQueuesClaimedFromTheDatabaseWhileRedisDoesNotAnswerTheirClaims() {
+        List<QueueId> fromDatabase = new CopyOnWriteArrayList<>();
+        DelayTaskHealth health = new DelayTaskHealth(this.redis, this.database, null, null, UNREACHABLE_AFTER,
+                PROBE_TIMEOUT, this.clock, () -> fromDatabase);
+        health.start();
+        try {
+            fromDatabase.addAll(List.of(new QueueId(1, 0), new QueueId(2, 5)));
+            assertThat(health.check().details()).containsEntry("dispatch",
+                    Map.of("from", "database", "databaseQueues", List.of("1:0", "2:5")));
+            fromDatabase.clear();
+            assertThat(health.check().details()).containsEntry("dispatch", Map.of("from", "redis"));
+        }
+        finally {
+            health.stop();
+        }
     }
 
     @Test

@@ -134,6 +134,35 @@ public abstract class AbstractTaskStoreContractTests {
     }
 
     @Test
+    void aClaimOfQueuesTakesTheirEarliestDueTasksHeldByNoOneUpToEachQueuesCount() {
+        QueueId other = new QueueId(QUEUE.taskType(), 1);
+        QueueId notAsked = new QueueId(4, 0);
+        StoredTask third = added(NOW - 1);
+        StoredTask first = added(NOW - 3);
+        StoredTask second = added(NOW - 2);
+        StoredTask held = claimed(added(NOW - 9));
+        added(NOW + 1);
+        StoredTask ofOther = this.store.insert(new NewTask(null, other.taskType(), other.priority(), NOW - 5,
+                bytes("o"), null)).created();
+        this.store.insert(new NewTask(null, notAsked.taskType(), notAsked.priority(), NOW - 5, bytes("n"), null));
+        List<StoredTask> won = this.store.claimDueInQueues(Map.of(QUEUE, 2, other, 5), NOW, NOW + LEASE);
+        assertThat(won).extracting(StoredTask::taskId)
+            .containsExactlyInAnyOrder(first.taskId(), second.taskId(), ofOther.taskId());
+        assertThat(won).allSatisfy((task) -> assertThat(task.leaseUntil()).isEqualTo(NOW + LEASE));
+        StoredTask claim = won.stream().filter((task) -> task.taskId() == first.taskId()).findFirst().orElseThrow();
+        assertThat(claim.version()).isGreaterThan(first.version());
+        assertThat(this.store.claimDue(List.of(first.taskId()), NOW, NOW + LEASE)).as("a claim through Redis of a task "
+                + "claimed from its queue").isEmpty();
+        assertThat(this.store.claimDueInQueues(Map.of(QUEUE, 10), NOW, NOW + LEASE)).as("the next claim of the queue")
+            .extracting(StoredTask::taskId)
+            .containsExactly(third.taskId());
+        assertThat(this.store.claimDueInQueues(Map.of(QUEUE, 1), NOW + LEASE, NOW + 2 * LEASE))
+            .as("once the lease of the task held before ran out").extracting(StoredTask::taskId)
+            .containsExactly(held.taskId());
+        assertThat(this.store.finish(claim, TaskStatus.EXECUTED, null)).isTrue();
+    }
+
+    @Test
     void aTaskWhoseLeaseRanOutIsClaimedAgainAndTheFirstClaimCanNoLongerFinishIt() {
         StoredTask first = claimed(added(NOW));
         List<StoredTask> again = this.store.claimDue(List.of(first.taskId()), NOW + LEASE + 1, NOW + 2 * LEASE);

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -325,8 +326,12 @@ final class DelayTaskConfigurations {
         Claims delayTaskClaims(TaskStore store, TaskQueues queues, DueSignals signals, Pauses pauses,
                 ConsumedQueues consumed, DelayTaskProperties properties, BeanFactory beanFactory,
                 ObjectProvider<TaskEvents> events) {
+            DelayTaskProperties.DatabaseDispatch databaseDispatch = properties.getDatabaseDispatch();
+            Assert.isTrue(!databaseDispatch.isEnabled() || databaseDispatch.getPollInterval().toMillis() > 0,
+                    "delay-task.database-dispatch.poll-interval must be at least 1ms");
             return new Claims(store, queues, properties.getLease(), dueClock(beanFactory), events(events), signals,
-                    pauses, consumed);
+                    pauses, consumed,
+                    databaseDispatch.isEnabled() ? databaseDispatch.getPollInterval() : Duration.ZERO);
         }
 
         @Bean
@@ -413,9 +418,11 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         DelayTaskHealth delayTaskHealth(StringRedisTemplate redisTemplate, TaskStore store,
                 ObjectProvider<DelayTaskListenerEndpointRegistry> listeners, ObjectProvider<DelayTaskJobs> jobs,
-                DelayTaskProperties properties, BeanFactory beanFactory) {
+                DelayTaskProperties properties, BeanFactory beanFactory, ObjectProvider<Claims> claims) {
+            Claims dispatch = claims.getIfUnique();
             return new DelayTaskHealth(redisTemplate, store, listeners.getIfUnique(), jobs.getIfUnique(),
-                    properties.getHealth().getUnreachableAfter(), clock(beanFactory));
+                    properties.getHealth().getUnreachableAfter(), clock(beanFactory),
+                    (dispatch != null) ? dispatch::dispatchedFromDatabase : Set::of);
         }
 
     }

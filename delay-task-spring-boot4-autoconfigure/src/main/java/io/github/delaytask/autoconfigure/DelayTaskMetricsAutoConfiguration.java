@@ -1,9 +1,11 @@
 package io.github.delaytask.autoconfigure;
 
 import com.baomidou.mybatisplus.extension.plugins.inner.OptimisticLockerInnerInterceptor;
+import io.github.delaytask.core.Claims;
 import io.github.delaytask.core.TaskEvents;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
+import io.github.delaytask.metrics.DatabaseDispatchMeter;
 import io.github.delaytask.metrics.DelayTaskMeters;
 import io.github.delaytask.metrics.MicrometerTaskEvents;
 import io.github.delaytask.metrics.PurgedHistoryMeter;
@@ -87,6 +89,12 @@ public class DelayTaskMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     PurgedHistoryMeter delayTaskPurgedHistoryMeter(MeterRegistry registry, ObjectProvider<DelayTaskJobs> jobs) {
         return new PurgedHistoryMeter(registry, jobs);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    DatabaseDispatchMeter delayTaskDatabaseDispatchMeter(MeterRegistry registry, ObjectProvider<Claims> claims) {
+        return new DatabaseDispatchMeter(registry, claims);
     }
 
 }

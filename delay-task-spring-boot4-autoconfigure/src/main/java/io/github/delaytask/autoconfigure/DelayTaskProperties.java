@@ -88,6 +88,8 @@ public class DelayTaskProperties {
 
     private final Jobs jobs = new Jobs();
 
+    private final DatabaseDispatch databaseDispatch = new DatabaseDispatch();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -198,6 +200,10 @@ public class DelayTaskProperties {
 
     public Jobs getJobs() {
         return this.jobs;
+    }
+
+    public DatabaseDispatch getDatabaseDispatch() {
+        return this.databaseDispatch;
     }
 
     public static class Redis {
@@ -703,6 +709,39 @@ public class DelayTaskProperties {
 
         public void setAutoStartup(boolean autoStartup) {
             this.autoStartup = autoStartup;
+        }
+
+    }
+
+    public static class DatabaseDispatch {
+
+        /**
+         * Whether an instance claims due tasks straight from the database while Redis does not answer its claims
+         * (down, failing over, restarting), so that tasks still fire, at poll-interval precision. Queues with a
+         * cluster-wide limit wait for Redis instead.
+         */
+        private boolean enabled = true;
+
+        /**
+         * How often each queue is claimed from the database while Redis does not answer, and how often Redis is
+         * asked whether it answers again. Each look is one statement per instance for all its queues due.
+         */
+        private Duration pollInterval = Duration.ofSeconds(1);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getPollInterval() {
+            return this.pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
         }
 
     }

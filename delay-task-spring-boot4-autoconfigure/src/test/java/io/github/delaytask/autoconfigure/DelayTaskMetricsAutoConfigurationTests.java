@@ -192,6 +192,14 @@ class DelayTaskMetricsAutoConfigurationTests {
     }
 
     @Test
+    void theQueuesClaimedFromTheDatabaseAreGaugedAndNoneAreWhileRedisAnswers() {
+        this.runner.run((context) -> assertThat(context.getBean(MeterRegistry.class)
+            .get("delaytask.dispatch.database.queues")
+            .gauge()
+            .value()).isZero());
+    }
+
+    @Test
     void aClaimedTaskWhoseLeaseRanOutIsCountedRedeliveredOnceWhenItIsDueAgain() {
         this.runner.withPropertyValues("delay-task.lease=1s").run((context) -> {
             long id = context.getBean(DelayTaskService.class).addTask(DelayTask.builder(NO_LISTENER).build());

@@ -9,10 +9,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
@@ -70,6 +72,11 @@ class PostgreSqlQueryPlanTests {
                     List<StoredTask> won = store.claimDue(List.of(id), now + 1000, now + 60_000);
                     assertThat(store.finishAllExecuted(won).finished()).hasSize(1);
                     assertThat(service.findTask(id)).isPresent();
+                    // the claim of the database's dispatch, while Redis does not answer
+                    service.addTask(DelayTask.builder(TASK_TYPE).build());
+                    List<StoredTask> polled = store.claimDueInQueues(Map.of(new QueueId(TASK_TYPE, 0), 10),
+                            now + 1000, now + 60_000);
+                    assertThat(store.finishAllExecuted(polled).finished()).hasSize(1);
                     long keyed = service.addTask(DelayTask.builder(TASK_TYPE).bizKey("small-" + i).build());
                     assertThat(service.findTask("small-" + i)).isPresent();
                     assertThat(service.rescheduleTask(keyed, Instant.ofEpochMilli(now + 120_000))).isTrue();

@@ -109,6 +109,8 @@ public class MybatisTaskStore implements TaskStore {
 
     private final IdentifierGenerator ids;
 
+    private final QueueClaims queueClaims;
+
     private final boolean traced;
 
     private final BooleanSupplier validateSchema;
@@ -179,6 +181,7 @@ public class MybatisTaskStore implements TaskStore {
         this.jdbc = new FreshPlanJdbcTemplate(jdbc);
         this.statementsJdbc = jdbc;
         this.ids = ids;
+        this.queueClaims = new QueueClaims(this.jdbc, transactions.getTransactionManager(), tables);
     }
 
     private DatabaseStatements statements() {
@@ -518,6 +521,11 @@ public class MybatisTaskStore implements TaskStore {
     @Override
     public List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil) {
         return taskIds.isEmpty() ? List.of() : statements().claimDue(taskIds, now, leaseUntil);
+    }
+
+    @Override
+    public List<StoredTask> claimDueInQueues(Map<QueueId, Integer> counts, long now, long leaseUntil) {
+        return counts.isEmpty() ? List.of() : this.queueClaims.claim(counts, now, leaseUntil, statements());
     }
 
     @Override

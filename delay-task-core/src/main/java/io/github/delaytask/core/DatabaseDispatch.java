@@ -1,0 +1,243 @@
+package io.github.delaytask.core;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+import io.github.delaytask.store.StoredTask;
+import io.github.delaytask.store.TaskStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * Dispatches from the database the queues whose Redis does not answer their claims: the database holds every task,
+ * so a Redis that is down, fails over or restarts stops no task from firing; it only fires at the poll interval's
+ * precision meanwhile. A probe, on a thread of its own so that no claim waits for a Redis that does not answer, looks
+ * at each such queue in Redis once per poll interval, and the queue goes back to Redis once its probe is answered.
+ * <p>
+ * Every claim, from Redis or from the database, is the database's version-checked claim, so a task runs once
+ * across each switch, both ways. A queue with a cluster-wide limit is not dispatched from the database: its limit is
+ * kept in Redis, and its tasks wait for Redis rather than break it.
+ */
+final class DatabaseDispatch {
+
+    private static final Log logger = LogFactory.getLog(DatabaseDispatch.class);
+
+    private static final Comparator<QueueId> ORDER = Comparator.comparingInt(QueueId::taskType)
+        .thenComparingInt(QueueId::priority);
+
+    private final TaskStore store;
+
+    private final Probe probe;
+
+    private final Pauses pauses;
+
+    private final DueSignals signals;
+
+    private final Clock clock;
+
+    private final LongSupplier nanos;
+
+    /** 0 when the database does not dispatch. */
+    private final long pollMillis;
+
+    /** The queues dispatched from the database. */
+    private final Set<QueueId> queues = ConcurrentHashMap.newKeySet();
+
+    /** Queues with a cluster-wide limit, which only Redis keeps. */
+    private final Set<QueueId> limited = ConcurrentHashMap.newKeySet();
+
+    private final AtomicBoolean probing = new AtomicBoolean();
+
+    private volatile long nextProbeNanos;
+
+    /** The queue the next probe round starts with, so that one that never answers hides no other. */
+    private int firstProbed;
+
+    /** Guarded by this; null until the first probe. Its thread ends when idle. */
+    private @Nullable ThreadPoolExecutor prober;
+
+    /**
+     * @param pollInterval how often a queue is claimed from while Redis does not answer; zero for never
+     * @param clock the clock of execute times
+     * @param nanos the monotonic clock, nanos
+     */
+    DatabaseDispatch(TaskStore store, Probe probe, Pauses pauses, DueSignals signals, Duration pollInterval,
+            Clock clock, LongSupplier nanos) {
+        this.store = store;
+        this.probe = probe;
+        this.pauses = pauses;
+        this.signals = signals;
+        this.pollMillis = pollInterval.toMillis();
+        this.clock = clock;
+        this.nanos = nanos;
+    }
+
+    /** The queues among those to be claimed that the database dispatches, with their counts. */
+    Map<QueueId, Integer> own(Map<QueueId, Integer> counts) {
+        if (this.queues.isEmpty()) {
+            return Map.of();
+        }
+        Map<QueueId, Integer> own = new LinkedHashMap<>();
+        counts.forEach((queue, count) -> {
+            if (this.queues.contains(queue)) {
+                own.put(queue, count);
+            }
+        });
+        return own;
+    }
+
+    /**
+     * A claim of the queue failed in Redis: the database dispatches it from now on, until Redis answers its probe.
+     * @return whether it does; not when turned off, or for a queue with a cluster-wide limit
+     */
+    boolean takeOver(QueueId queue) {
+        if (this.pollMillis <= 0 || this.limited.contains(queue)) {
+            return false;
+        }
+        if (this.queues.add(queue)) {
+            logger.warn("Redis did not answer the claim of queue " + queue + ": its due tasks are claimed from the "
+                    + "database every " + this.pollMillis + " ms until Redis answers again");
+            this.nextProbeNanos = this.nanos.getAsLong() + TimeUnit.MILLISECONDS.toNanos(this.pollMillis);
+        }
+        return true;
+    }
+
+    /** The queue has a cluster-wide limit: its tasks wait for Redis, which keeps the limit. */
+    void limited(QueueId queue) {
+        this.limited.add(queue);
+        this.queues.remove(queue);
+    }
+
+    /**
+     * Claim due tasks of queues from the database, and probe Redis when a probe is due.
+     * @param counts how many tasks to claim from each queue
+     * @param now now by the clock of execute times, epoch ms
+     * @return the tasks won in each queue; a queue known to be paused claims none
+     * @throws RuntimeException what the database failed with
+     */
+    Map<QueueId, Claims.Batch> claim(Map<QueueId, Integer> counts, long now, long leaseUntil) {
+        probeIfDue();
+        Map<QueueId, Claims.Batch> batches = new HashMap<>();
+        Map<QueueId, Integer> claimable = new LinkedHashMap<>();
+        counts.forEach((queue, count) -> {
+            if (this.pauses.knownPaused(queue)) {
+                batches.put(queue, new Claims.Batch(List.of(), 0, this.pollMillis, true));
+            }
+            else {
+                claimable.put(queue, count);
+            }
+        });
+        Map<QueueId, List<StoredTask>> won = new HashMap<>();
+        for (StoredTask task : this.store.claimDueInQueues(claimable, now, leaseUntil)) {
+            won.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task);
+        }
+        claimable.keySet().forEach((queue) -> {
+            List<StoredTask> tasks = won.getOrDefault(queue, List.of());
+            batches.put(queue, new Claims.Batch(tasks, tasks.size(), this.pollMillis, false));
+        });
+        return batches;
+    }
+
+    /** The queues this instance dispatches from the database, because Redis does not answer their claims. */
+    Set<QueueId> queues() {
+        Set<QueueId> queues = new TreeSet<>(ORDER);
+        queues.addAll(this.queues);
+        return Collections.unmodifiableSet(queues);
+    }
+
+    /** Whether the database dispatches queues when Redis does not answer. */
+    boolean enabled() {
+        return this.pollMillis > 0;
+    }
+
+    private void probeIfDue() {
+        if (this.queues.isEmpty() || this.nanos.getAsLong() - this.nextProbeNanos < 0
+                || !this.probing.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            prober().execute(this::probeRound);
+        }
+        catch (RejectedExecutionException ex) {
+            this.probing.set(false);
+        }
+    }
+
+    /** Probe the queues in turn until one is not answered: those answered go back to Redis. */
+    private void probeRound() {
+        try {
+            List<QueueId> order = new ArrayList<>(this.queues);
+            order.sort(ORDER);
+            if (order.isEmpty()) {
+                return;
+            }
+            Collections.rotate(order, -(this.firstProbed++ % order.size()));
+            for (QueueId queue : order) {
+                if (!answers(queue)) {
+                    break;
+                }
+                this.queues.remove(queue);
+                logger.info("Redis answers the claims of queue " + queue + " again: its tasks are dispatched from "
+                        + "Redis");
+                // look at once, through Redis: what fell due meanwhile is due now
+                this.signals.scheduled(queue, this.clock.millis());
+            }
+        }
+        finally {
+            this.nextProbeNanos = this.nanos.getAsLong() + TimeUnit.MILLISECONDS.toNanos(this.pollMillis);
+            this.probing.set(false);
+        }
+    }
+
+    private boolean answers(QueueId queue) {
+        try {
+            this.probe.answers(queue);
+            return true;
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Redis does not answer the probe of queue " + queue + " yet", ex);
+            return false;
+        }
+    }
+
+    private synchronized ThreadPoolExecutor prober() {
+        if (this.prober == null) {
+            CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-redis-probe-");
+            threads.setDaemon(true);
+            ThreadPoolExecutor started = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                    threads);
+            started.allowCoreThreadTimeOut(true);
+            this.prober = started;
+        }
+        return this.prober;
+    }
+
+    /** Asks Redis for a queue, as a claim of no task does. */
+    @FunctionalInterface
+    interface Probe {
+
+        /** @throws RuntimeException when Redis does not answer */
+        void answers(QueueId queue);
+
+    }
+
+}

@@ -1,0 +1,142 @@
+package io.github.delaytask.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.QueueId;
+import io.github.delaytask.metrics.DatabaseDispatchMeter;
+import io.github.delaytask.testsupport.TestBackend;
+import io.github.delaytask.testsupport.VolatileRedis;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two instances in this JVM, a Redis of the test's own that stops and starts again empty, and the real MariaDB or
+ * PostgreSQL: while Redis does not answer, the database dispatches, so tasks due meanwhile (added before Redis
+ * stopped, and while it was down) run, each once, though both instances claim them at once; once Redis is back, both instances go back to it, and the tasks
+ * added then run through it, each once.
+ */
+@Tag("faults")
+class DatabaseDispatchFaultTests {
+
+    private static final QueueId QUEUE = new QueueId(RecordingListener.TASK_TYPE, 0);
+
+    /** More than one instance's room (concurrency and prefetch), so that both claim from the database at once. */
+    private static final String DATABASE_QUEUES = "delaytask.dispatch.database.queues";
+
+    private static final int BEFORE_STOP = 400;
+
+    private static final int WHILE_DOWN = 5;
+
+    private static final int AFTER_RESTART = 20;
+
+    private TestBackend backend;
+
+    private VolatileRedis redis;
+
+    @AfterEach
+    void stopRedisAndDropSchema() {
+        try {
+            if (this.redis != null) {
+                this.redis.close();
+            }
+        }
+        finally {
+            if (this.backend != null) {
+                this.backend.close();
+            }
+        }
+    }
+
+    @Test
+    void onMariaDbTasksDueWhileRedisIsDownRunOnceFromTheDatabaseAndDispatchGoesBackToRedisOnceItAnswers() {
+        tasksDueWhileRedisIsDownRunOnceFromTheDatabase(TestBackend.mariaDb(), "mysql");
+    }
+
+    @Test
+    void onPostgreSqlTasksDueWhileRedisIsDownRunOnceFromTheDatabaseAndDispatchGoesBackToRedisOnceItAnswers() {
+        tasksDueWhileRedisIsDownRunOnceFromTheDatabase(TestBackend.postgreSql(), "postgresql");
+    }
+
+    private void tasksDueWhileRedisIsDownRunOnceFromTheDatabase(TestBackend backend, String platform) {
+        this.backend = backend;
+        FaultRuns runs = new FaultRuns(backend);
+        runs.createSchema(platform);
+        this.redis = VolatileRedis.start();
+        // a reload far away: only the database's dispatch can run what falls due while Redis is down
+        Map<String, String> properties = FaultApp.properties(backend, "spring.data.redis.port=" + this.redis.port(),
+                "spring.data.redis.timeout=2s", "delay-task.reload-interval=10m", "delay-task.preload-window=20m",
+                "delay-task.database-dispatch.poll-interval=500ms", RecordingListener.HANDLER_MILLIS + "=10");
+        FaultApp.runner(properties).withPropertyValues(RecordingListener.WORKER_ID + "=a").run((a) -> {
+            FaultApp.runner(properties).withPropertyValues(RecordingListener.WORKER_ID + "=b").run((b) -> {
+                DelayTaskService service = a.getBean(DelayTaskService.class);
+                MeterRegistry meters = new SimpleMeterRegistry();
+                new DatabaseDispatchMeter(meters, a.getBeanProvider(Claims.class)).afterSingletonsInstantiated();
+                List<DelayTask> early = new ArrayList<>();
+                for (int i = 0; i < BEFORE_STOP; i++) {
+                    early.add(DelayTask.builder(RecordingListener.TASK_TYPE).delay(Duration.ofSeconds(3)).build());
+                }
+                List<Long> ids = new ArrayList<>(service.addTasks(early));
+                this.redis.stop();
+                for (int i = 0; i < WHILE_DOWN; i++) {
+                    ids.add(service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE)
+                        .delay(Duration.ofSeconds(1))
+                        .build()));
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> executed(runs, ids) == ids.size());
+                Set<QueueId> fromDatabase = new HashSet<>(dispatchedFromDatabase(a));
+                fromDatabase.addAll(dispatchedFromDatabase(b));
+                assertThat(fromDatabase).as("queues the instances dispatch from the database").containsExactly(QUEUE);
+                assertThat(meters.get(DATABASE_QUEUES).gauge().value())
+                    .isEqualTo(dispatchedFromDatabase(a).size());
+                assertThat(runs.duplicated()).as("tasks that ran twice while Redis was down").isEmpty();
+                System.out.println("fault: database-dispatch while Redis is down: tasks=" + ids.size() + " runs="
+                        + runs.runsPerWorker());
+
+                this.redis.startAgain();
+                await().atMost(Duration.ofSeconds(20))
+                    .until(() -> dispatchedFromDatabase(a).isEmpty() && dispatchedFromDatabase(b).isEmpty());
+                List<DelayTask> late = new ArrayList<>();
+                for (int i = 0; i < AFTER_RESTART; i++) {
+                    late.add(DelayTask.builder(RecordingListener.TASK_TYPE).delay(Duration.ofMillis(500)).build());
+                }
+                ids.addAll(service.addTasks(late));
+                await().atMost(Duration.ofSeconds(20)).until(() -> executed(runs, ids) == ids.size());
+                assertThat(dispatchedFromDatabase(a)).isEmpty();
+                assertThat(dispatchedFromDatabase(b)).isEmpty();
+                assertThat(meters.get(DATABASE_QUEUES).gauge().value()).isZero();
+                assertThat(runs.duplicated()).as("tasks that ran twice").isEmpty();
+                assertThat(runs.count("SELECT COUNT(*) FROM fault_runs")).isEqualTo(ids.size());
+            });
+        });
+    }
+
+    private static Set<QueueId> dispatchedFromDatabase(ApplicationContext context) {
+        return context.getBean(Claims.class).dispatchedFromDatabase();
+    }
+
+    private static long executed(FaultRuns runs, List<Long> ids) {
+        return runs.statuses()
+            .entrySet()
+            .stream()
+            .filter((entry) -> ids.contains(entry.getKey()) && entry.getValue() == TaskStatus.EXECUTED)
+            .count();
+    }
+
+}
