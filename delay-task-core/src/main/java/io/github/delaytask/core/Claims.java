@@ -5,12 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.TaskQueues;
@@ -40,9 +37,6 @@ public final class Claims {
     /** When a database claim lost to a concurrent change, look at the task again this soon. */
     static final long RECHECK_MILLIS = 1000;
 
-    /** Most in-flight tasks of a queue looked at for those a lost claim left there, per look. */
-    private static final int ORPHAN_LOOK_LIMIT = 1000;
-
     /** Shortest lease accepted: a claim's round trips and a handler's start must fit well within it. */
     public static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
@@ -66,17 +60,7 @@ public final class Claims {
 
     private final DatabaseDispatch database;
 
-    private final List<LossListener> lossListeners = new CopyOnWriteArrayList<>();
-
-    /** Queues whose last claim failed in Redis. */
-    private final Set<QueueId> unreachableQueues = ConcurrentHashMap.newKeySet();
-
-    /**
-     * Queues whose claim failed here and answered since: a claim Redis ran after its caller gave up waiting (a stall
-     * longer than the command timeout) left its tasks in flight, held by no one, which the next claim of the queue
-     * looks for ({@link #releaseOrphans}).
-     */
-    private final Set<QueueId> orphansToLookFor = ConcurrentHashMap.newKeySet();
+    private final RedisLosses losses;
 
     /**
      * @param clock the clock of execute times: the Redis server's, which decides when tasks are due
@@ -106,8 +90,9 @@ public final class Claims {
         this.pauses = pauses;
         this.consumed = consumed;
         this.missed = new MissedIds(store, queues, signals);
-        this.database = new DatabaseDispatch(store, (queue) -> queues.claim(queue, 0, Duration.ZERO, true), pauses,
-                signals, databasePollInterval, clock, System::nanoTime);
+        this.losses = new RedisLosses(store, queues, signals);
+        this.database = new DatabaseDispatch(store, this::moveDue, pauses, signals, databasePollInterval, clock,
+                System::nanoTime);
     }
 
     /**
@@ -142,37 +127,41 @@ public final class Claims {
         this.consumed.consumes(counts.keySet());
         Map<QueueId, Integer> fromDatabase = this.database.own(counts);
         if (fromDatabase.isEmpty()) {
-            return withDatabase(claimInRedis(counts), counts, fromDatabase);
+            return withDatabase(claimInRedis(counts), fromDatabase);
         }
         Map<QueueId, Integer> viaRedis = new HashMap<>(counts);
         viaRedis.keySet().removeAll(fromDatabase.keySet());
-        return withDatabase(claimInRedis(viaRedis), counts, fromDatabase);
+        return withDatabase(claimInRedis(viaRedis), fromDatabase);
     }
 
     /**
-     * Add the claims of the queues the database dispatches, and of those whose claim just failed in Redis, to what
-     * Redis gave.
+     * Add the claims of the queues whose Redis does not answer their claims to what Redis gave; a queue whose claim
+     * just failed in Redis is claimed from the database from the next round on.
      */
-    private Batches withDatabase(Batches fromRedis, Map<QueueId, Integer> counts, Map<QueueId, Integer> own) {
-        Map<QueueId, Integer> fromDatabase = new HashMap<>(own);
+    private Batches withDatabase(Batches fromRedis, Map<QueueId, Integer> own) {
+        Map<QueueId, Batch> takenOver = new HashMap<>();
         fromRedis.failed().forEach((queue, error) -> {
             // a claim only late is no sign of a Redis that does not answer: its answer comes in a later round
-            if (!(error instanceof TaskQueues.ClaimNotAnswered) && this.database.takeOver(queue)) {
-                fromDatabase.put(queue, counts.getOrDefault(queue, 0));
+            Batch none = (error instanceof TaskQueues.ClaimNotAnswered) ? null : this.database.takeOver(queue);
+            if (none != null) {
+                takenOver.put(queue, none);
             }
         });
-        if (fromDatabase.isEmpty()) {
+        if (own.isEmpty() && takenOver.isEmpty()) {
             return fromRedis;
         }
         Map<QueueId, Batch> batches = new HashMap<>(fromRedis.batches());
+        batches.putAll(takenOver);
         Map<QueueId, RuntimeException> failed = new HashMap<>(fromRedis.failed());
-        failed.keySet().removeAll(fromDatabase.keySet());
-        try {
-            long now = this.clock.millis();
-            batches.putAll(this.database.claim(fromDatabase, now, now + this.lease.toMillis()));
-        }
-        catch (RuntimeException ex) {
-            fromDatabase.keySet().forEach((queue) -> failed.put(queue, ex));
+        failed.keySet().removeAll(takenOver.keySet());
+        if (!own.isEmpty()) {
+            try {
+                long now = this.clock.millis();
+                batches.putAll(this.database.claim(own, now, now + this.lease.toMillis()));
+            }
+            catch (RuntimeException ex) {
+                own.keySet().forEach((queue) -> failed.put(queue, ex));
+            }
         }
         return new Batches(batches, failed);
     }
@@ -181,10 +170,7 @@ public final class Claims {
         if (counts.isEmpty()) {
             return new Batches(Map.of(), Map.of());
         }
-        Set<QueueId> timed = new HashSet<>();
-        if (!this.unreachableQueues.isEmpty()) {
-            counts.keySet().stream().filter(this.unreachableQueues::contains).forEach(timed::add);
-        }
+        Set<QueueId> timed = this.losses.unreachableAmong(counts.keySet());
         Map<QueueId, Long> pauses = new HashMap<>();
         if (this.pauses.anyChanges()) {
             counts.keySet().forEach((queue) -> pauses.put(queue, this.pauses.changes(queue)));
@@ -195,7 +181,7 @@ public final class Claims {
         }
         catch (RuntimeException ex) {
             // the whole round failed (no connection): its queues may have lost data when they answer again
-            this.unreachableQueues.addAll(counts.keySet());
+            this.losses.failed(counts.keySet());
             if (!this.database.enabled()) {
                 throw ex;
             }
@@ -208,7 +194,7 @@ public final class Claims {
         claims.failed().forEach((queue, error) -> {
             // a claim only late is no sign of lost data; one that failed may be, once its queue answers again
             if (!(error instanceof TaskQueues.ClaimNotAnswered)) {
-                this.unreachableQueues.add(queue);
+                this.losses.failed(List.of(queue));
             }
         });
         List<Long> ids = new ArrayList<>();
@@ -217,7 +203,7 @@ public final class Claims {
         for (Map.Entry<QueueId, Claim> entry : claims.claimed().entrySet()) {
             QueueId queue = entry.getKey();
             Claim claim = entry.getValue();
-            reportLoss(queue, claim);
+            this.losses.claimed(queue, claim);
             if (claim.redelivered() > 0) {
                 this.events.redelivered(queue, claim.redelivered());
             }
@@ -251,48 +237,8 @@ public final class Claims {
             batches.put(queue, new Batch(tasks, claim.taskIds().size(), this.missed.nextDue(queue, claim),
                     claim.paused() && claim.taskIds().isEmpty()));
         }
-        if (!this.orphansToLookFor.isEmpty()) {
-            // after the database claim: until then this round's own tasks are in flight and leased nowhere
-            claims.claimed().forEach((queue, claim) -> {
-                if (claim.redisTime() >= 0 && this.orphansToLookFor.contains(queue)) {
-                    releaseOrphans(queue, claim.redisTime());
-                }
-            });
-        }
+        this.losses.releaseOrphans(claims.claimed());
         return new Batches(batches, claims.failed());
-    }
-
-    /**
-     * Make due again the tasks a lost claim left in flight: those the database leases to no one. A task some claim
-     * is taking meanwhile (in flight, not yet leased in the database) may be among them; the database's claim fences
-     * it, so the worst is a claim that finds it leased and puts it off. Never throws: what is not released waits for
-     * its lease to run out, as it would have.
-     */
-    private void releaseOrphans(QueueId queue, long now) {
-        try {
-            Map<Long, Long> inFlight = this.queues.inFlightAfter(queue, now, ORPHAN_LOOK_LIMIT);
-            Map<Long, long[]> orphans = new LinkedHashMap<>();
-            if (!inFlight.isEmpty()) {
-                for (StoredTask task : this.store.findLive(inFlight.keySet())) {
-                    Long deadline = inFlight.get(task.taskId());
-                    if (deadline != null && task.queue().equals(queue) && !task.leasedAt(now)) {
-                        orphans.put(task.taskId(), new long[] { deadline, Math.max(now, task.executeTime()) });
-                    }
-                }
-            }
-            long released = this.queues.releaseOrphans(queue, orphans);
-            this.orphansToLookFor.remove(queue);
-            if (released > 0) {
-                long earliest = orphans.values().stream().mapToLong((times) -> times[1]).min().orElse(now);
-                logger.warn("Made " + released + " task(s) of queue " + queue + " due again that a claim whose answer "
-                        + "Redis did not give in time had taken; they would have waited for their lease to run out");
-                this.signals.scheduledEverywhere(queue, earliest);
-            }
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not look for the tasks a lost claim of " + queue + " left in flight; trying again at "
-                    + "its next claim", ex);
-        }
     }
 
     /**
@@ -306,23 +252,6 @@ public final class Claims {
             this.events.redelivered(queue, moved.redelivered());
         }
         return moved;
-    }
-
-    /**
-     * Tell the loss listeners when the queue's data may be lost: its marker is gone (Redis lost everything), or the
-     * claim succeeds after one that failed (Redis may have restarted from an older snapshot, or failed over to a
-     * replica that missed the last writes, and kept the marker).
-     */
-    private void reportLoss(QueueId queue, Claim claim) {
-        boolean back = !this.unreachableQueues.isEmpty() && this.unreachableQueues.remove(queue);
-        if (back) {
-            this.orphansToLookFor.add(queue);
-        }
-        if (back || !claim.loaded()) {
-            for (LossListener listener : this.lossListeners) {
-                listener.queueLost(queue, claim.redisTime());
-            }
-        }
     }
 
     /**
@@ -390,11 +319,11 @@ public final class Claims {
     }
 
     public void addLossListener(LossListener listener) {
-        this.lossListeners.add(listener);
+        this.losses.addListener(listener);
     }
 
     public void removeLossListener(LossListener listener) {
-        this.lossListeners.remove(listener);
+        this.losses.removeListener(listener);
     }
 
     /**

@@ -30,8 +30,9 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 /**
  * Dispatches from the database the queues whose Redis does not answer their claims: the database holds every task,
  * so a Redis that is down, fails over or restarts stops no task from firing; it only fires at the poll interval's
- * precision meanwhile. A probe, on a thread of its own so that no claim waits for a Redis that does not answer, looks
- * at each such queue in Redis once per poll interval, and the queue goes back to Redis once its probe is answered.
+ * precision meanwhile. Such a queue is no longer claimed in Redis, so that no claim round waits for a Redis that does
+ * not answer; a probe, on a thread of its own, asks Redis for the queues in turn once per poll interval, and a queue
+ * goes back to Redis once its probe is answered.
  * <p>
  * Every claim, from Redis or from the database, is the database's version-checked claim, so a task runs once
  * across each switch, both ways. A queue with a cluster-wide limit is not dispatched from the database: its limit is
@@ -59,7 +60,10 @@ final class DatabaseDispatch {
     /** 0 when the database does not dispatch. */
     private final long pollMillis;
 
-    /** The queues dispatched from the database. */
+    /**
+     * The queues whose Redis did not answer their claims, until it answers their probe: those without a cluster-wide
+     * limit are claimed from the database meanwhile, the others wait.
+     */
     private final Set<QueueId> queues = ConcurrentHashMap.newKeySet();
 
     /** Queues with a cluster-wide limit, which only Redis keeps. */
@@ -91,7 +95,7 @@ final class DatabaseDispatch {
         this.nanos = nanos;
     }
 
-    /** The queues among those to be claimed that the database dispatches, with their counts. */
+    /** The queues among those to be claimed whose Redis does not answer their claims, with their counts. */
     Map<QueueId, Integer> own(Map<QueueId, Integer> counts) {
         if (this.queues.isEmpty()) {
             return Map.of();
@@ -106,32 +110,35 @@ final class DatabaseDispatch {
     }
 
     /**
-     * A claim of the queue failed in Redis: the database dispatches it from now on, until Redis answers its probe.
-     * @return whether it does; not when turned off, or for a queue with a cluster-wide limit
+     * A claim of the queue failed in Redis: it is no longer claimed there until Redis answers its probe, and the
+     * database dispatches it meanwhile, unless it has a cluster-wide limit.
+     * @return the queue's batch of this round: none, and a look again at once, for a claim from the database whose
+     * handlers' deadlines count from now rather than from before the claim that failed; none when turned off
      */
-    boolean takeOver(QueueId queue) {
-        if (this.pollMillis <= 0 || this.limited.contains(queue)) {
-            return false;
+    Claims.@Nullable Batch takeOver(QueueId queue) {
+        if (this.pollMillis <= 0) {
+            return null;
         }
         if (this.queues.add(queue)) {
-            logger.warn("Redis did not answer the claim of queue " + queue + ": its due tasks are claimed from the "
-                    + "database every " + this.pollMillis + " ms until Redis answers again");
+            logger.warn("Redis did not answer the claim of queue " + queue + ": " + (this.limited.contains(queue)
+                    ? "it has a cluster-wide limit, which only Redis keeps, so its tasks wait for Redis"
+                    : "its due tasks are claimed from the database every " + this.pollMillis
+                            + " ms until Redis answers again"));
             this.nextProbeNanos = this.nanos.getAsLong() + TimeUnit.MILLISECONDS.toNanos(this.pollMillis);
         }
-        return true;
+        return new Claims.Batch(List.of(), 0, this.limited.contains(queue) ? this.pollMillis : 0, false);
     }
 
-    /** The queue has a cluster-wide limit: its tasks wait for Redis, which keeps the limit. */
+    /** The queue has a cluster-wide limit: while Redis does not answer, its tasks wait for Redis, which keeps it. */
     void limited(QueueId queue) {
         this.limited.add(queue);
-        this.queues.remove(queue);
     }
 
     /**
      * Claim due tasks of queues from the database, and probe Redis when a probe is due.
      * @param counts how many tasks to claim from each queue
      * @param now now by the clock of execute times, epoch ms
-     * @return the tasks won in each queue; a queue known to be paused claims none
+     * @return the tasks won in each queue; a queue known to be paused claims none, nor one with a cluster-wide limit
      * @throws RuntimeException what the database failed with
      */
     Map<QueueId, Claims.Batch> claim(Map<QueueId, Integer> counts, long now, long leaseUntil) {
@@ -141,6 +148,9 @@ final class DatabaseDispatch {
         counts.forEach((queue, count) -> {
             if (this.pauses.knownPaused(queue)) {
                 batches.put(queue, new Claims.Batch(List.of(), 0, this.pollMillis, true));
+            }
+            else if (this.limited.contains(queue)) {
+                batches.put(queue, new Claims.Batch(List.of(), 0, this.pollMillis, false));
             }
             else {
                 claimable.put(queue, count);
@@ -160,7 +170,7 @@ final class DatabaseDispatch {
     /** The queues this instance dispatches from the database, because Redis does not answer their claims. */
     Set<QueueId> queues() {
         Set<QueueId> queues = new TreeSet<>(ORDER);
-        queues.addAll(this.queues);
+        this.queues.stream().filter((queue) -> !this.limited.contains(queue)).forEach(queues::add);
         return Collections.unmodifiableSet(queues);
     }
 
@@ -177,7 +187,8 @@ final class DatabaseDispatch {
         try {
             prober().execute(this::probeRound);
         }
-        catch (RejectedExecutionException ex) {
+        catch (RejectedExecutionException | Error ex) {
+            // no thread for it now (an Error too: no memory for a thread): the next claim tries again
             this.probing.set(false);
         }
     }

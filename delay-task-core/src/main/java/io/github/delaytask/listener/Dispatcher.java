@@ -298,7 +298,7 @@ final class Dispatcher implements Runnable {
                 logger.debug("Claims of " + failed + " wait for their server: " + first.getMessage());
             }
             else {
-                logger.error("Claiming from " + failed + " failed in Redis; trying again", first);
+                logger.error("Claiming from " + failed + " failed; trying again", first);
             }
         }
     }

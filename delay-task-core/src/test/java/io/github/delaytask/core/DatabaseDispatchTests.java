@@ -88,7 +88,9 @@ class DatabaseDispatchTests {
         added(ORDERS, NOW + 1);
         added(MAILS, NOW - 5);
         assertThat(this.dispatch.own(Map.of(ORDERS, 2, MAILS, 2))).as("before any claim failed").isEmpty();
-        assertThat(this.dispatch.takeOver(ORDERS)).isTrue();
+        Claims.Batch none = this.dispatch.takeOver(ORDERS);
+        assertThat(none.tasks()).as("in the round whose claim failed").isEmpty();
+        assertThat(none.nextDueInMillis()).as("the next look, from the database").isZero();
         assertThat(this.dispatch.own(Map.of(ORDERS, 2, MAILS, 2))).containsExactly(Map.entry(ORDERS, 2));
         Map<QueueId, Claims.Batch> batches = this.dispatch.claim(Map.of(ORDERS, 2), NOW, NOW + LEASE);
         Claims.Batch batch = batches.get(ORDERS);
@@ -113,16 +115,29 @@ class DatabaseDispatchTests {
     }
 
     @Test
-    void noQueueIsTakenOverWhenTurnedOffNorOneWithAClusterWideLimit() {
+    void noQueueIsTakenOverWhenTurnedOff() {
         DatabaseDispatch off = dispatch(Duration.ZERO);
         assertThat(off.enabled()).isFalse();
-        assertThat(off.takeOver(ORDERS)).isFalse();
+        assertThat(off.takeOver(ORDERS)).isNull();
         assertThat(off.own(Map.of(ORDERS, 1))).isEmpty();
+    }
+
+    @Test
+    void aQueueWithAClusterWideLimitIsNoLongerClaimedInRedisNorFromTheDatabaseUntilRedisAnswersItsProbe() {
+        added(MAILS, NOW - 1);
         this.dispatch.limited(MAILS);
-        assertThat(this.dispatch.takeOver(MAILS)).isFalse();
-        assertThat(this.dispatch.takeOver(ORDERS)).isTrue();
-        this.dispatch.limited(ORDERS);
-        assertThat(this.dispatch.queues()).as("a limit set after the take-over").isEmpty();
+        Claims.Batch none = this.dispatch.takeOver(MAILS);
+        assertThat(none.tasks()).isEmpty();
+        assertThat(none.nextDueInMillis()).as("the next look").isEqualTo(1000);
+        assertThat(this.dispatch.own(Map.of(MAILS, 5))).as("kept from claims in Redis").containsOnlyKeys(MAILS);
+        Claims.Batch waiting = this.dispatch.claim(Map.of(MAILS, 5), NOW, NOW + LEASE).get(MAILS);
+        assertThat(waiting.tasks()).as("claimed from the database").isEmpty();
+        assertThat(waiting.paused()).isFalse();
+        assertThat(this.dispatch.queues()).as("queues claimed from the database").isEmpty();
+        this.answering.add(MAILS);
+        pollIntervalPasses();
+        this.dispatch.claim(Map.of(MAILS, 5), NOW, NOW + LEASE);
+        await().atMost(Duration.ofSeconds(5)).until(() -> this.dispatch.own(Map.of(MAILS, 5)).isEmpty());
     }
 
     @Test

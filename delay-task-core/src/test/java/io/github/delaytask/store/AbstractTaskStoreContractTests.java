@@ -163,6 +163,20 @@ public abstract class AbstractTaskStoreContractTests {
     }
 
     @Test
+    void anOlderBacklogOfOneQueueTakesNoPlaceOfAnotherQueuesDueTasks() {
+        QueueId other = new QueueId(QUEUE.taskType(), 1);
+        for (int i = 0; i < 5; i++) {
+            added(NOW - 100 + i);
+        }
+        StoredTask ofOther = this.store.insert(new NewTask(null, other.taskType(), other.priority(), NOW - 1,
+                bytes("o"), null)).created();
+        List<StoredTask> won = this.store.claimDueInQueues(Map.of(QUEUE, 2, other, 2), NOW, NOW + LEASE);
+        assertThat(won).filteredOn((task) -> task.queue().equals(QUEUE)).hasSize(2);
+        assertThat(won).filteredOn((task) -> task.queue().equals(other)).extracting(StoredTask::taskId)
+            .containsExactly(ofOther.taskId());
+    }
+
+    @Test
     void aTaskWhoseLeaseRanOutIsClaimedAgainAndTheFirstClaimCanNoLongerFinishIt() {
         StoredTask first = claimed(added(NOW));
         List<StoredTask> again = this.store.claimDue(List.of(first.taskId()), NOW + LEASE + 1, NOW + 2 * LEASE);

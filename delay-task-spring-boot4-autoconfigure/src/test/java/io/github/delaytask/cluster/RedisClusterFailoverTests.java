@@ -7,10 +7,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.autoconfigure.DelayTaskRedisClusterAutoConfiguration;
+import io.github.delaytask.core.Claims;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.cluster.LocalRedis.FailOver;
 import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.testsupport.BootLine;
@@ -107,6 +110,50 @@ class RedisClusterFailoverTests extends AbstractRedisFailoverTests {
                         .isLessThan(5000);
                 }
             });
+        });
+    }
+
+    @Test
+    @Order(6)
+    void aMasterThatStopsAnsweringHasItsQueuesClaimedFromTheDatabaseWhileTheOthersStayOnRedis() {
+        LocalRedisCluster cluster = (LocalRedisCluster) this.redis;
+        RedisProcess stalled = cluster.masterOf(SlotHash.getSlot(hashTag(VICTIM)));
+        Set<QueueId> onStalled = Arrays.stream(RECORDED)
+            .filter((type) -> cluster.masterOf(SlotHash.getSlot(hashTag(type))) == stalled)
+            .mapToObj((type) -> new QueueId(type, 0))
+            .collect(Collectors.toSet());
+        // every queue a listener claims from, asked before the pause, when every master still tells its view
+        Set<QueueId> listenedOnStalled = IntStream.concat(Arrays.stream(RECORDED), IntStream.of(FLAKY))
+            .filter((type) -> cluster.masterOf(SlotHash.getSlot(hashTag(type))) == stalled)
+            .mapToObj((type) -> new QueueId(type, 0))
+            .collect(Collectors.toSet());
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Listeners listeners = context.getBean(Listeners.class);
+            Claims claims = context.getBean(Claims.class);
+            long dueAt = System.currentTimeMillis() + 1500;
+            Map<Long, Integer> types = new ConcurrentHashMap<>();
+            for (int i = 0; i < 3; i++) {
+                for (int type : RECORDED) {
+                    types.put(service.addTask(DelayTask.builder(type).executeAt(Instant.ofEpochMilli(dueAt)).build()),
+                            type);
+                }
+            }
+            // far longer than the 2 s command timeout: the stalled master's tasks can only run from the database
+            long pausedAt = System.currentTimeMillis();
+            this.redis.onMasterOf(hashTag(VICTIM), (commands) -> commands.clientPause(8000));
+            await().atMost(Duration.ofSeconds(7)).until(() -> listeners.runs.keySet().containsAll(types.keySet()));
+            long allRan = System.currentTimeMillis();
+            System.out.println("[stall] database dispatch: every task ran " + (allRan - pausedAt) + " ms into an "
+                    + "8 s pause of one master; lateness on it " + listeners.lateness(dueAt, dueAt,
+                            (type) -> onStalled.contains(new QueueId(type, 0))));
+            assertThat(allRan - pausedAt).as("ms into the pause").isLessThan(8000);
+            Set<QueueId> fromDatabase = claims.dispatchedFromDatabase();
+            assertThat(fromDatabase).as("queues claimed from the database").containsAll(onStalled);
+            assertThat(listenedOnStalled).as("queues of the stalled master").containsAll(fromDatabase);
+            types.keySet().forEach((id) -> assertThat(listeners.runs.get(id)).as("runs of task %d", id).hasSize(1));
+            await().atMost(Duration.ofSeconds(20)).until(() -> claims.dispatchedFromDatabase().isEmpty());
+            types.keySet().forEach((id) -> assertThat(listeners.runs.get(id)).as("runs of task %d", id).hasSize(1));
         });
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.delaytask.DelayTask;
+import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.Claims;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -39,6 +41,9 @@ class DatabaseDispatchFaultTests {
 
     /** More than one instance's room (concurrency and prefetch), so that both claim from the database at once. */
     private static final String DATABASE_QUEUES = "delaytask.dispatch.database.queues";
+
+    private static final String EXECUTED_OF_TYPE = "SELECT COUNT(*) FROM taskinfo_logs WHERE task_type = ? "
+            + "AND status = ?";
 
     private static final int BEFORE_STOP = 400;
 
@@ -125,6 +130,55 @@ class DatabaseDispatchFaultTests {
                 assertThat(runs.count("SELECT COUNT(*) FROM fault_runs")).isEqualTo(ids.size());
             });
         });
+    }
+
+    /**
+     * A listener with a cluster-wide limit waits for Redis, which keeps the limit; its claims, which Redis does not
+     * answer, must hold up neither the rounds nor the deadlines of the queues claimed from the database. With a
+     * command timeout as long as the lease, a round that waited for it once made every task it claimed from the
+     * database too late to start, again and again.
+     */
+    @Test
+    void onMariaDbAListenerWithAClusterWideLimitWaitsForRedisAndHoldsUpNoOtherQueueClaimedFromTheDatabase() {
+        this.backend = TestBackend.mariaDb();
+        FaultRuns runs = new FaultRuns(this.backend);
+        runs.createSchema("mysql");
+        this.redis = VolatileRedis.start();
+        Map<String, String> properties = FaultApp.properties(this.backend, "spring.data.redis.port=" + this.redis.port(),
+                "spring.data.redis.timeout=2s", "delay-task.lease=2s", "delay-task.reload-interval=10m",
+                "delay-task.preload-window=20m", "delay-task.database-dispatch.poll-interval=500ms");
+        FaultApp.runner(properties).withUserConfiguration(LimitedListener.class).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            List<DelayTask> tasks = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                tasks.add(DelayTask.builder(RecordingListener.TASK_TYPE).delay(Duration.ofSeconds(2)).build());
+                tasks.add(DelayTask.builder(LimitedListener.TASK_TYPE).delay(Duration.ofSeconds(2)).build());
+            }
+            List<Long> ids = service.addTasks(tasks);
+            this.redis.stop();
+            await().atMost(Duration.ofSeconds(30)).until(() -> runs.count(EXECUTED_OF_TYPE, RecordingListener.TASK_TYPE,
+                    TaskStatus.EXECUTED.code()) == 20);
+            assertThat(runs.count(EXECUTED_OF_TYPE, LimitedListener.TASK_TYPE, TaskStatus.EXECUTED.code()))
+                .as("tasks of the listener with a cluster-wide limit run while Redis is down")
+                .isZero();
+            assertThat(runs.duplicated()).isEmpty();
+            this.redis.startAgain();
+            await().atMost(Duration.ofSeconds(30)).until(() -> runs.count(EXECUTED_OF_TYPE, LimitedListener.TASK_TYPE,
+                    TaskStatus.EXECUTED.code()) == 20);
+            assertThat(ids).hasSize(40);
+        });
+    }
+
+    /** A listener whose queue has a cluster-wide limit. */
+    @Configuration(proxyBeanMethods = false)
+    static class LimitedListener {
+
+        static final int TASK_TYPE = 2;
+
+        @DelayTaskListener(taskType = TASK_TYPE, clusterConcurrency = "2")
+        void run(DelayTask task) {
+        }
+
     }
 
     private static Set<QueueId> dispatchedFromDatabase(ApplicationContext context) {

@@ -1,15 +1,19 @@
 package io.github.delaytask.store.mybatis;
 
+import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.StringJoiner;
 
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.store.StoredTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.InvalidIsolationLevelException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -17,31 +21,44 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Claims due tasks of queues straight from the database, where Redis gives no ids: while Redis does not answer.
  * <p>
- * The due rows are read earliest first and locked with {@code FOR UPDATE SKIP LOCKED}, so that instances that poll at
- * once take different tasks rather than queue up behind each other; the rows then go through the database's own
- * version-checked claim, as ids from Redis do, in the same transaction. It reads committed rows (MySQL's and MariaDB's
- * REPEATABLE READ would lock the gaps it scanned, and hold up adds of tasks due now until it commits).
+ * Each queue's earliest due rows that no consumer holds are read and locked with {@code FOR UPDATE SKIP LOCKED}, so
+ * that instances that poll at once take different tasks rather than queue up behind each other; the rows then go
+ * through the database's own version-checked claim, as ids from Redis do, in the same transaction. It reads
+ * committed rows where the transaction manager and the server allow it: MySQL's and MariaDB's REPEATABLE READ would
+ * lock the gaps it scanned, and hold up adds of tasks due by now until it commits.
  */
 final class QueueClaims {
 
+    private static final Log logger = LogFactory.getLog(QueueClaims.class);
+
     // the (execute_time, task_id) index, read in order from the earliest; the rows of other queues and the running
     // ones are passed over
-    private static final String DUE_IDS = "SELECT task_id, task_type, priority FROM taskinfo WHERE execute_time <= ? "
-            + "AND (lease_until IS NULL OR lease_until <= ?) AND (task_type, priority) IN (%s) "
+    private static final String DUE_IDS = "SELECT task_id FROM taskinfo WHERE execute_time <= ? "
+            + "AND (lease_until IS NULL OR lease_until <= ?) AND task_type = ? AND priority = ? "
             + "ORDER BY execute_time, task_id LIMIT ? FOR UPDATE SKIP LOCKED";
+
+    /** MySQL's ER_BINLOG_STMT_MODE_AND_ROW_ENGINE. */
+    private static final int MYSQL_BINLOG_STATEMENT_FORMAT = 1665;
 
     private final JdbcTemplate jdbc;
 
-    private final TableNames tables;
+    private final String dueIds;
 
-    private final TransactionTemplate transactions;
+    private final TransactionTemplate readCommitted;
+
+    private final TransactionTemplate asConfigured;
+
+    /** Until a transaction at READ COMMITTED is refused (a JTA manager, MySQL's statement-based binary log). */
+    private volatile boolean committedReads = true;
 
     QueueClaims(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, TableNames tables) {
         this.jdbc = jdbc;
-        this.tables = tables;
-        this.transactions = new TransactionTemplate(transactionManager);
-        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        this.transactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.dueIds = tables.sql(DUE_IDS);
+        this.readCommitted = new TransactionTemplate(transactionManager);
+        this.readCommitted.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.asConfigured = new TransactionTemplate(transactionManager);
+        this.asConfigured.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
     }
 
     /**
@@ -50,34 +67,46 @@ final class QueueClaims {
      * @return the tasks won, as claimed
      */
     List<StoredTask> claim(Map<QueueId, Integer> counts, long now, long leaseUntil, DatabaseStatements statements) {
-        StringJoiner queues = new StringJoiner(", ");
-        List<Object> args = new ArrayList<>();
-        args.add(now);
-        args.add(now);
-        int total = 0;
-        for (Map.Entry<QueueId, Integer> count : counts.entrySet()) {
-            if (count.getValue() > 0) {
-                queues.add("(?, ?)");
-                args.add(count.getKey().taskType());
-                args.add(count.getKey().priority());
-                total += count.getValue();
+        if (this.committedReads) {
+            try {
+                return claim(this.readCommitted, counts, now, leaseUntil, statements);
+            }
+            catch (InvalidIsolationLevelException | DataAccessException ex) {
+                if (!refusesReadCommitted(ex)) {
+                    throw ex;
+                }
+                this.committedReads = false;
+                logger.warn("READ COMMITTED was refused (" + ex.getMessage() + "); claims straight from the database "
+                        + "run at the data source's own isolation from now on");
             }
         }
-        if (total == 0) {
-            return List.of();
+        return claim(this.asConfigured, counts, now, leaseUntil, statements);
+    }
+
+    /**
+     * Whether a claim failed because its transaction may not read committed rows: a transaction manager that takes
+     * no isolation level (JTA's, unless told otherwise), or MySQL writing a statement-based binary log (error 1665).
+     */
+    private static boolean refusesReadCommitted(RuntimeException ex) {
+        if (ex instanceof InvalidIsolationLevelException) {
+            return true;
         }
-        args.add(total);
-        String sql = this.tables.sql(DUE_IDS).formatted(queues);
-        List<StoredTask> won = this.transactions.execute((tx) -> {
-            Map<QueueId, Integer> left = new HashMap<>(counts);
+        return NestedExceptionUtils.getMostSpecificCause(ex) instanceof SQLException sql
+                && sql.getErrorCode() == MYSQL_BINLOG_STATEMENT_FORMAT;
+    }
+
+    private List<StoredTask> claim(TransactionTemplate transactions, Map<QueueId, Integer> counts, long now,
+            long leaseUntil, DatabaseStatements statements) {
+        List<StoredTask> won = transactions.execute((tx) -> {
+            // a statement per queue, each with its own limit: one limit for all would let the earliest backlog
+            // take every place
             List<Long> ids = new ArrayList<>();
-            this.jdbc.query(sql, (row) -> {
-                QueueId queue = new QueueId(row.getInt(2), row.getInt(3));
-                // earliest first across the queues; each takes no more than its count
-                if (left.merge(queue, -1, Integer::sum) >= 0) {
-                    ids.add(row.getLong(1));
+            counts.forEach((queue, count) -> {
+                if (count > 0) {
+                    ids.addAll(this.jdbc.queryForList(this.dueIds, Long.class, now, now, queue.taskType(),
+                            queue.priority(), count));
                 }
-            }, args.toArray());
+            });
             return ids.isEmpty() ? List.<StoredTask>of() : statements.claimDue(ids, now, leaseUntil);
         });
         return (won != null) ? won : List.of();

@@ -5,6 +5,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -18,6 +19,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.datasource.init.ScriptUtils;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -75,12 +77,17 @@ final class ContractDatabase {
     }
 
     TaskStore store() {
+        return store(DataSourceTransactionManager::new);
+    }
+
+    /** The store, with a transaction manager of the test's on the database's data source. */
+    TaskStore store(Function<DataSource, PlatformTransactionManager> transactionManager) {
         DataSource dataSource = new DriverManagerDataSource(this.url, this.username, "");
         IdentifierGenerator ids = DefaultIdentifierGenerator.getInstance();
         SqlSessionTemplate sessions = MybatisSetup.sqlSessions(dataSource, ids, TableNames.NONE);
         return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
                 sessions.getMapper(TaskInfoLogMapper.class),
-                new TransactionTemplate(new DataSourceTransactionManager(dataSource)), new JdbcTemplate(dataSource), ids,
+                new TransactionTemplate(transactionManager.apply(dataSource)), new JdbcTemplate(dataSource), ids,
                 false, () -> false, true, TableNames.NONE);
     }
 
