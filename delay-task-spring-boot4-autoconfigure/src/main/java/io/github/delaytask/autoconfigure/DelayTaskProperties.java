@@ -726,7 +726,7 @@ public class DelayTaskProperties {
          * How often each queue is claimed from the database while Redis does not answer, and how often Redis is
          * asked whether it answers again. Each look is one short transaction per instance for all its queues due.
          */
-        private Duration pollInterval = Duration.ofSeconds(1);
+        private Duration pollInterval = Duration.ofMillis(500);
 
         public boolean isEnabled() {
             return this.enabled;

@@ -1,11 +1,14 @@
 package io.github.delaytask.faults;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+
+import javax.sql.DataSource;
 
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
@@ -24,6 +27,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -129,6 +133,45 @@ class DatabaseDispatchFaultTests {
                 assertThat(runs.duplicated()).as("tasks that ran twice").isEmpty();
                 assertThat(runs.count("SELECT COUNT(*) FROM fault_runs")).isEqualTo(ids.size());
             });
+        });
+    }
+
+    /**
+     * While Redis is down, cancels and reschedules are decided in the database, and the database's dispatch keeps to
+     * them: a cancelled task never runs, a rescheduled one runs at its new time, not at its old.
+     */
+    @Test
+    void onMariaDbCancelsAndReschedulesWhileRedisIsDownAreKeptByTheDatabasesDispatch() {
+        this.backend = TestBackend.mariaDb();
+        FaultRuns runs = new FaultRuns(this.backend);
+        runs.createSchema("mysql");
+        this.redis = VolatileRedis.start();
+        Map<String, String> properties = FaultApp.properties(this.backend, "spring.data.redis.port=" + this.redis.port(),
+                "spring.data.redis.timeout=2s", "delay-task.reload-interval=10m", "delay-task.preload-window=20m",
+                "delay-task.database-dispatch.poll-interval=200ms");
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            List<DelayTask> tasks = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                tasks.add(DelayTask.builder(RecordingListener.TASK_TYPE).delay(Duration.ofSeconds(4)).build());
+            }
+            List<Long> ids = service.addTasks(tasks);
+            long cancelled = ids.get(0);
+            long rescheduled = ids.get(1);
+            long kept = ids.get(2);
+            this.redis.stop();
+            assertThat(service.cancelTask(cancelled)).isTrue();
+            long movedTo = runs.count("SELECT " + RecordingListener.databaseNow(new JdbcTemplate(
+                    context.getBean(DataSource.class)))) + 8000;
+            assertThat(service.rescheduleTask(rescheduled, Instant.ofEpochMilli(movedTo))).isTrue();
+            await().atMost(Duration.ofSeconds(20)).until(() -> runs.status(rescheduled) == TaskStatus.EXECUTED);
+            assertThat(runs.status(kept)).isEqualTo(TaskStatus.EXECUTED);
+            assertThat(runs.status(cancelled)).isEqualTo(TaskStatus.CANCELLED);
+            assertThat(runs.runsOf(cancelled)).as("runs of the cancelled task").isEmpty();
+            assertThat(runs.runsOf(rescheduled)).singleElement()
+                .satisfies((run) -> assertThat(run.startedAt()).as("start of the rescheduled task")
+                    .isGreaterThanOrEqualTo(movedTo));
+            assertThat(runs.duplicated()).isEmpty();
         });
     }
 
