@@ -40,7 +40,8 @@ import org.springframework.util.Assert;
  * for both at most 500 ms, whatever the command and connection timeouts: a health check must answer while a server
  * hangs. A server counts as unreachable once it has failed to answer, check after check, for longer than
  * {@code unreachableAfter}; a shorter outage keeps the status {@code UP}, and the status comes back to {@code UP} by
- * itself at the first check that gets an answer.
+ * itself at the first check that gets an answer. While the database dispatches in Redis's stead, an outage of Redis
+ * alone leaves the status {@code UP}: tasks are still added and run, and the details say so.
  */
 public class DelayTaskHealth implements SmartLifecycle {
 
@@ -57,7 +58,8 @@ public class DelayTaskHealth implements SmartLifecycle {
 
     private final Duration unreachableAfter;
 
-    private final Supplier<? extends Collection<QueueId>> dispatchedFromDatabase;
+    /** Null when the database does not dispatch while Redis is away. */
+    private final @Nullable Supplier<? extends Collection<QueueId>> dispatchedFromDatabase;
 
     private final Duration probeTimeout;
 
@@ -78,7 +80,8 @@ public class DelayTaskHealth implements SmartLifecycle {
     public DelayTaskHealth(StringRedisTemplate redisTemplate, TaskStore store,
             @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
             Duration unreachableAfter, Clock clock) {
-        this(redisTemplate, store, listeners, jobs, unreachableAfter, clock, List::of);
+        this(() -> redisTemplate.execute((RedisCallback<String>) RedisConnection::ping), store::currentTimeMillis,
+                listeners, jobs, unreachableAfter, Duration.ofMillis(PROBE_TIMEOUT_MILLIS), clock, null);
     }
 
     /**
@@ -86,14 +89,18 @@ public class DelayTaskHealth implements SmartLifecycle {
      * @param store the task store, whose database is probed
      * @param listeners the listener registry, or {@code null} when listeners are off
      * @param jobs the reload and refresh jobs, or {@code null} if there are none
-     * @param unreachableAfter how long Redis or the database may fail to answer before the status is {@code DOWN}
+     * @param unreachableAfter how long the database, or Redis when the database does not dispatch in its stead, may
+     * fail to answer before the status is {@code DOWN}
      * @param clock the clock of the times in the details and of how long a server has failed
      * @param dispatchedFromDatabase the queues this instance claims from the database, as Redis does not answer
-     * their claims
+     * their claims; {@code null} when the database does not dispatch in Redis's stead
+     * ({@code delay-task.database-dispatch.enabled=false}), so that an outage of Redis, which then stops every task,
+     * is {@code DOWN}
      */
     public DelayTaskHealth(StringRedisTemplate redisTemplate, TaskStore store,
             @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
-            Duration unreachableAfter, Clock clock, Supplier<? extends Collection<QueueId>> dispatchedFromDatabase) {
+            Duration unreachableAfter, Clock clock,
+            @Nullable Supplier<? extends Collection<QueueId>> dispatchedFromDatabase) {
         this(() -> redisTemplate.execute((RedisCallback<String>) RedisConnection::ping), store::currentTimeMillis,
                 listeners, jobs, unreachableAfter, Duration.ofMillis(PROBE_TIMEOUT_MILLIS), clock,
                 dispatchedFromDatabase);
@@ -102,13 +109,13 @@ public class DelayTaskHealth implements SmartLifecycle {
     DelayTaskHealth(Callable<?> redisProbe, Callable<?> databaseProbe,
             @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
             Duration unreachableAfter, Duration probeTimeout, Clock clock) {
-        this(redisProbe, databaseProbe, listeners, jobs, unreachableAfter, probeTimeout, clock, List::of);
+        this(redisProbe, databaseProbe, listeners, jobs, unreachableAfter, probeTimeout, clock, null);
     }
 
     DelayTaskHealth(Callable<?> redisProbe, Callable<?> databaseProbe,
             @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
             Duration unreachableAfter, Duration probeTimeout, Clock clock,
-            Supplier<? extends Collection<QueueId>> dispatchedFromDatabase) {
+            @Nullable Supplier<? extends Collection<QueueId>> dispatchedFromDatabase) {
         Assert.isTrue(!unreachableAfter.isNegative(), "delay-task.health.unreachable-after must not be negative");
         this.redis = new Reachability("redis", redisProbe);
         this.database = new Reachability("database", databaseProbe);
@@ -174,8 +181,10 @@ public class DelayTaskHealth implements SmartLifecycle {
         details.put("database", this.database.details());
         addReloadAndLastError(details);
         Instant now = this.clock.instant();
-        boolean unreachable = this.redis.unreachableFor(this.unreachableAfter, now)
-                || this.database.unreachableFor(this.unreachableAfter, now);
+        // while the database dispatches in Redis's stead, tasks are still added and run without Redis: an instance
+        // in the readiness group must not be taken out of traffic for that
+        boolean unreachable = this.database.unreachableFor(this.unreachableAfter, now)
+                || (this.dispatchedFromDatabase == null && this.redis.unreachableFor(this.unreachableAfter, now));
         return new HealthReport(unreachable ? HealthReport.Status.DOWN : HealthReport.Status.UP, details);
     }
 
@@ -210,7 +219,8 @@ public class DelayTaskHealth implements SmartLifecycle {
      */
     private Map<String, Object> dispatchDetails() {
         Map<String, Object> details = new LinkedHashMap<>();
-        Collection<QueueId> fromDatabase = this.dispatchedFromDatabase.get();
+        Collection<QueueId> fromDatabase = (this.dispatchedFromDatabase != null) ? this.dispatchedFromDatabase.get()
+                : List.of();
         details.put("from", fromDatabase.isEmpty() ? "redis" : "database");
         if (!fromDatabase.isEmpty()) {
             details.put("databaseQueues", fromDatabase.stream().map(QueueId::toString).toList());

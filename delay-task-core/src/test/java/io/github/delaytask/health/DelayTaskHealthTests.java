@@ -66,6 +66,30 @@ class DelayTaskHealthTests {
     }
 
     @Test
+    void whileTheDatabaseDispatchesAnOutageOfRedisAloneKeepsTheStatusUpAndOneOfTheDatabaseDoesNot() {
+        DelayTaskHealth health = new DelayTaskHealth(this.redis, this.database, null, null, UNREACHABLE_AFTER,
+                PROBE_TIMEOUT, this.clock, List::of);
+        health.start();
+        try {
+            this.redis.failure = new RedisConnectionFailureException("Unable to connect to Redis");
+            health.check();
+            this.clock.move(UNREACHABLE_AFTER.plusSeconds(1));
+            HealthReport report = health.check();
+            assertThat(report.status()).isEqualTo(HealthReport.Status.UP);
+            assertThat(report.details()).extractingByKey("redis").isEqualTo(Map.of("answers", false, "failingSince",
+                    START.toString(), "error",
+                    "org.springframework.data.redis.RedisConnectionFailureException: Unable to connect to Redis"));
+            this.database.failure = new QueryTimeoutException("no answer");
+            health.check();
+            this.clock.move(UNREACHABLE_AFTER.plusSeconds(1));
+            assertThat(health.check().status()).isEqualTo(HealthReport.Status.DOWN);
+        }
+        finally {
+            health.stop();
+        }
+    }
+
+    @Test
     void theDetailsNameTheQueuesClaimedFromTheDatabaseWhileRedisDoesNotAnswerTheirClaims() {
         List<QueueId> fromDatabase = new CopyOnWriteArrayList<>();
         DelayTaskHealth health = new DelayTaskHealth(this.redis, this.database, null, null, UNREACHABLE_AFTER,

@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -23,6 +24,7 @@ import io.github.delaytask.core.DefaultDelayTaskService;
 import io.github.delaytask.core.DueSignals;
 import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.core.Pauses;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.RetryPolicy;
 import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskContexts;
@@ -420,9 +422,10 @@ final class DelayTaskConfigurations {
                 ObjectProvider<DelayTaskListenerEndpointRegistry> listeners, ObjectProvider<DelayTaskJobs> jobs,
                 DelayTaskProperties properties, BeanFactory beanFactory, ObjectProvider<Claims> claims) {
             Claims dispatch = claims.getIfUnique();
+            Supplier<Set<QueueId>> fromDatabase = (dispatch != null) ? dispatch::dispatchedFromDatabase : Set::of;
             return new DelayTaskHealth(redisTemplate, store, listeners.getIfUnique(), jobs.getIfUnique(),
                     properties.getHealth().getUnreachableAfter(), clock(beanFactory),
-                    (dispatch != null) ? dispatch::dispatchedFromDatabase : Set::of);
+                    properties.getDatabaseDispatch().isEnabled() ? fromDatabase : null);
         }
 
     }

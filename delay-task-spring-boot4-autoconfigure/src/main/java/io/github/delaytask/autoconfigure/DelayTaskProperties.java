@@ -621,8 +621,9 @@ public class DelayTaskProperties {
     public static class Health {
 
         /**
-         * How long Redis or the database may fail to answer the health checks, check after check, before the
-         * delayTask health contributor reports DOWN. A shorter outage keeps it UP.
+         * How long the database, or Redis when the database does not dispatch in its stead, may fail to answer the
+         * health checks, check after check, before the delayTask health contributor reports DOWN. A shorter outage
+         * keeps it UP.
          */
         private Duration unreachableAfter = Duration.ofSeconds(10);
 

@@ -119,12 +119,36 @@ class DelayTaskHealthIndicatorTests {
     }
 
     @Test
+    void upWhileItsRedisIsStoppedAndTheDatabaseDispatchesInItsSteadWithTheOutageInTheDetails() {
+        try (VolatileRedis redis = VolatileRedis.start()) {
+            runner().withPropertyValues("spring.data.redis.port=" + redis.port(),
+                    "spring.data.redis.lettuce.pool.enabled=false").run((context) -> {
+                Object indicator = context.getBean("delayTaskHealthIndicator");
+                TimedChecks checks = new TimedChecks(indicator);
+                checks.expect("UP");
+                redis.stop();
+                await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(BootLine.health(indicator).details())
+                        .extractingByKey("redis", as(MAP))
+                        .containsEntry("answers", false));
+                // for twice as long as unreachable-after: tasks are still added, and run from the database
+                await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> checks.expect("UP"));
+                assertThat(BootLine.health(indicator).details()).extractingByKey("lastError", as(MAP))
+                    .containsEntry("server", "redis");
+                assertThat(checks.longestMillis()).as("longest check, in ms").isLessThan(LONGEST_CHECK_MILLIS);
+            });
+        }
+    }
+
+    @Test
     void downOnceItsRedisHasBeenStoppedForLongerThanUnreachableAfterAndUpAgainWhenItIsBackOnTheSamePort() {
         try (VolatileRedis redis = VolatileRedis.start()) {
             // one shared connection, no pool: while Redis is away Lettuce holds the PING until it reconnects or
-            // the command timeout, a minute, passes
+            // the command timeout, a minute, passes; no database dispatch, so that an outage of Redis stops tasks
             runner().withPropertyValues("spring.data.redis.port=" + redis.port(),
-                    "spring.data.redis.lettuce.pool.enabled=false").run((context) -> {
+                    "spring.data.redis.lettuce.pool.enabled=false", "delay-task.database-dispatch.enabled=false")
+                .run((context) -> {
                 Object indicator = context.getBean("delayTaskHealthIndicator");
                 TimedChecks checks = new TimedChecks(indicator);
                 checks.expect("UP");
