@@ -50,6 +50,9 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
      */
     private static final int REPLACE_ATTEMPTS = 10;
 
+    /** How soon a new task must be due for its caller to wait for Redis: see {@link #enqueueNew}. */
+    static final long DUE_SOON_MILLIS = 1000;
+
     /** Dead tasks read at a time by a requeue of a queue's dead tasks. */
     private static final int REQUEUE_PAGE = 1000;
 
@@ -458,14 +461,21 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     private void enqueueNew(List<StoredTask> tasks) {
         Map<QueueId, Integer> added = new HashMap<>();
         List<StoredTask> due = new ArrayList<>(tasks.size());
+        long now = this.clock.millis();
+        boolean dueSoon = false;
         for (StoredTask task : tasks) {
             added.merge(task.queue(), 1, Integer::sum);
             if (withinWindow(task)) {
                 due.add(task);
+                dueSoon |= task.executeTime() <= now + DUE_SOON_MILLIS;
             }
         }
         added.forEach(this.events::added);
-        this.handOff.add(due);
+        // a caller of tasks due later returns at its commit, and the hand-off follows on its own thread; one of a
+        // task due within about a second waits for Redis (up to its bound), so that callers adding such tasks as
+        // fast as they can are held to the pace at which Redis takes them, and none is put off by a backlog of
+        // writes that had time to spare
+        this.handOff.add(due, dueSoon);
     }
 
     @Override

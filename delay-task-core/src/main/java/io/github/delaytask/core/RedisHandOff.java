@@ -29,13 +29,15 @@ import org.apache.commons.logging.LogFactory;
  * of the starter's own, whatever the application's Redis command timeout: the commit is what makes a task durable,
  * and the reload job brings in whatever Redis never heard of.
  * <p>
- * A caller waits until its write is done or the bound has passed, and not at all while Redis seems out of reach (a
- * write under way for longer than the bound, or the last one failed). Writes that failed are tried again, oldest
- * first, once a second, until Redis takes them; writes beyond {@value #MAX_PENDING} waiting are dropped, and left
- * to the reload job (a new task, a requeue) or to the claim that meets the task (a cancel, a reschedule). A write
- * waiting holds a task's id, queue and time, never its parameters: Redis needs no more, and a Redis down for long
- * would otherwise keep up to a million payloads (of up to 16 MB each) in memory. So this holds about 100 MB at most. Writes made while others wait share their round trips: the new tasks of one queue go in one
- * {@code ZADD} (of at most {@value #CHUNK} ids, so that Redis is never blocked for long).
+ * A caller that asks to wait (a change of a stored task, or a new task due soon) waits until its write is done or the
+ * bound has passed, and not at all while Redis seems out of reach (a write under way for longer than the bound, or the
+ * last one failed); others return at once. Writes that failed are tried again, oldest first, once a second, until
+ * Redis takes them; writes beyond {@value #MAX_PENDING} waiting are dropped, and left to the reload job (a new task, a
+ * requeue) or to the claim that meets the task (a cancel, a reschedule). A write waiting holds a task's id, queue and
+ * time, never its parameters: Redis needs no more, and a Redis down for long would otherwise keep up to a million
+ * payloads (of up to 16 MB each) in memory. So this holds about 100 MB at most. Writes made while others wait share
+ * their round trips: the new tasks of one queue go in one {@code ZADD} (of at most {@value #CHUNK} ids, so that Redis
+ * is never blocked for long).
  */
 final class RedisHandOff {
 
@@ -99,22 +101,25 @@ final class RedisHandOff {
         this.timeoutNanos = timeout.toNanos();
     }
 
-    /** Put new tasks into their queues' future sets, and wake this instance's dispatcher if it sleeps past them. */
-    void add(List<StoredTask> tasks) {
+    /**
+     * Put new tasks into their queues' future sets, and wake this instance's dispatcher if it sleeps past them.
+     * @param wait whether the caller waits for Redis (up to the bound), or returns at once and lets the write follow
+     */
+    void add(List<StoredTask> tasks, boolean wait) {
         if (!tasks.isEmpty()) {
-            submit(new NewTasks(tasks));
+            submit(new NewTasks(tasks), wait);
         }
     }
 
     /** Make a task that exists already due at its execute time (a reschedule, a requeue). */
     void schedule(StoredTask task) {
         // the id, queue and time alone: not the task, whose parameters Redis does not need
-        submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), task.executeTime())));
+        submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), task.executeTime())), true);
     }
 
     /** Drop a task from its queue's future and ready sets (a cancel, a move beyond the window). */
     void remove(StoredTask task) {
-        submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE)));
+        submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE)), true);
     }
 
     /**
@@ -183,7 +188,7 @@ final class RedisHandOff {
         }
     }
 
-    private void submit(Write write) {
+    private void submit(Write write, boolean wait) {
         this.lock.lock();
         try {
             if (this.closed) {
@@ -206,7 +211,7 @@ final class RedisHandOff {
         finally {
             this.lock.unlock();
         }
-        if (!redisSeemsOutOfReach()) {
+        if (wait && !redisSeemsOutOfReach()) {
             try {
                 write.done.await(this.timeoutNanos, TimeUnit.NANOSECONDS);
             }

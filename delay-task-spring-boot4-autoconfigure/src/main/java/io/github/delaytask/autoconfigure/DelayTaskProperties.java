@@ -216,9 +216,10 @@ public class DelayTaskProperties {
         private @Nullable String keyPrefix;
 
         /**
-         * Longest time addTask and the other changes wait for Redis once the database has committed them, whatever
-         * the command timeout of the Redis connection. A task Redis has not taken by then is handed over later, or
-         * brought in by the reload job.
+         * Longest time addTask of a task due within about a second, and the other changes, wait for Redis once the
+         * database has committed them, whatever the command timeout of the Redis connection; an add of a task due
+         * later returns at the commit. A task Redis has not taken by then is handed over later, or brought in by the
+         * reload job.
          */
         private Duration handOffTimeout = Duration.ofSeconds(1);
 

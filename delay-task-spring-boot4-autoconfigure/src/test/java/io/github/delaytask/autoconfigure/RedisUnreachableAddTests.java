@@ -76,8 +76,10 @@ class RedisUnreachableAddTests {
                     "delay-task.redis.hand-off-timeout=100ms", "delay-task.listener.enabled=false")
             .run((context) -> {
                 WeakReference<byte[]> parameters = addTaskWithLargeParameters(context.getBean(DelayTaskService.class));
-                // the task waits to be handed to Redis, which is tried again every second
-                assertThat(context.getBean(CountingQueues.class).calls).as("hand-offs tried").hasPositiveValue();
+                // the task waits to be handed to Redis, which is tried again every second (its add, due in a minute,
+                // returned at its commit)
+                await().atMost(Duration.ofSeconds(10))
+                    .until(() -> context.getBean(CountingQueues.class).calls.get() > 0);
                 await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
                     System.gc();
                     return parameters.get() == null;

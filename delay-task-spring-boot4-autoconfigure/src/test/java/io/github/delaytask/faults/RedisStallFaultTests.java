@@ -173,6 +173,47 @@ class RedisStallFaultTests {
     }
 
     @Test
+    void whileRedisStallsAnAddOfATaskDueInMinutesReturnsAtItsCommitAndOneOfATaskDueNowWaitsForTheHandOffsBound() {
+        Duration bound = Duration.ofSeconds(5);
+        Map<String, String> properties = properties("spring.data.redis.timeout=20s",
+                "delay-task.redis.hand-off-timeout=" + bound.toSeconds() + "s", "delay-task.listener.enabled=false");
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            QueueAdministration queues = context.getBean(QueueAdministration.class);
+            this.proxy.stall();
+            long later;
+            long now;
+            try {
+                long start = System.nanoTime();
+                // within the preload window: the hand-off owes it to Redis, which holds the write up
+                long laterId = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE)
+                    .delay(Duration.ofMinutes(2))
+                    .build());
+                later = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                start = System.nanoTime();
+                long nowId = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+                now = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertThat(this.runs.count("SELECT COUNT(*) FROM taskinfo WHERE task_id IN (?, ?)", laterId, nowId))
+                    .as("tasks stored").isEqualTo(2);
+            }
+            finally {
+                this.proxy.resume();
+            }
+            System.out.println("fault: add-while-redis-stalls due-in-minutes-ms=" + later + " due-now-ms=" + now);
+            // before, every caller waited for its write to Redis, up to the bound
+            assertThat(later).as("ms to add a task due in 2 minutes, Redis stalled, hand-off bound %s", bound)
+                .isLessThan(bound.toMillis() / 2);
+            assertThat(now).as("ms to add a task due now, Redis stalled, hand-off bound %s", bound)
+                .isGreaterThanOrEqualTo(bound.toMillis() / 2);
+            // both in Redis once it answers: the one due now may have been made ready meanwhile
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                long[] sizes = queues.sizes(QUEUE);
+                return sizes[0] + sizes[1] == 2;
+            });
+        });
+    }
+
+    @Test
     void aTaskAddedWhileRedisWasOutOfReachReachesItWhenTheApplicationStopsRightAfterRedisIsBack() {
         // the hand-off waits for Redis up to 3 s at the stop, time for Lettuce to reconnect after the cut
         Map<String, String> properties = properties("delay-task.redis.hand-off-timeout=3s",
