@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -252,6 +253,7 @@ final class RedisHandOff {
                     // what comes meanwhile for the other masters goes on at once
                     logger.debug("Redis took part of what the database stored; trying the rest again in "
                             + RETRY_PAUSE_MILLIS + " ms");
+                    scheduledHere(unwritten);
                     retryPart(unwritten);
                 }
             }
@@ -261,6 +263,7 @@ final class RedisHandOff {
                             + RETRY_PAUSE_MILLIS + " ms (the reload job also brings stored tasks in)", ex);
                 }
                 this.failing = true;
+                scheduledHere(round);
                 retryLater(round);
             }
             finally {
@@ -404,6 +407,31 @@ final class RedisHandOff {
         return again;
     }
 
+    /**
+     * Wake this instance's dispatcher at the times of what Redis did not take: while Redis does not answer, the
+     * database dispatches (see {@link DatabaseDispatch}), and a task added here then fires on time rather than at the
+     * next poll. The other instances hear of it at their poll.
+     */
+    private void scheduledHere(List<Write> writes) {
+        Map<QueueId, Long> earliest = new HashMap<>();
+        for (Write write : writes) {
+            if (write.toldHere) {
+                // once: a Redis down for long must not wake the dispatcher at every try
+                continue;
+            }
+            write.toldHere = true;
+            if (write instanceof NewTasks add) {
+                for (int i = 0; i < add.taskIds.length; i++) {
+                    earliest.merge(add.queues[i], add.executeTimes[i], Math::min);
+                }
+            }
+            else if (!((Other) write).change.removes()) {
+                earliest.merge(((Other) write).change.queue(), ((Other) write).change.executeTime(), Math::min);
+            }
+        }
+        earliest.forEach(this.signals::scheduled);
+    }
+
     /** Wake this instance's dispatcher now; the other instances' once the round is done (see {@link #run}). */
     private void scheduled(QueueId queue, long executeTime) {
         this.signals.scheduled(queue, executeTime);
@@ -480,6 +508,9 @@ final class RedisHandOff {
     private abstract static class Write {
 
         final CountDownLatch done = new CountDownLatch(1);
+
+        /** Whether this instance's dispatcher heard of it after Redis did not take it; the hand-off thread's own. */
+        boolean toldHere;
 
         /** How many tasks it writes, which {@link #MAX_PENDING} bounds. */
         abstract int size();

@@ -315,10 +315,14 @@ public class WakeUps implements SmartLifecycle {
                         this.container.afterPropertiesSet();
                         subscribed = true;
                     }
-                    synchronized (this) {
-                        if (!this.stopped) {
-                            this.container.start();
-                        }
+                    if (!this.stopped) {
+                        // while Redis does not answer, the container's start tries again by itself, within this
+                        // call, until it is stopped
+                        this.container.start();
+                    }
+                    if (this.stopped) {
+                        // a stop that came while the container started
+                        end();
                     }
                     return;
                 }
@@ -326,6 +330,9 @@ public class WakeUps implements SmartLifecycle {
                     if (this.container.isRunning()) {
                         // started but not subscribed in time: the container goes on trying by itself
                         logger.debug("Not subscribed to wake-ups yet; the subscription goes on trying", ex);
+                        if (this.stopped) {
+                            end();
+                        }
                         return;
                     }
                     logger.debug("Could not subscribe to wake-ups yet; trying again", ex);
@@ -381,16 +388,23 @@ public class WakeUps implements SmartLifecycle {
             return this.container.isListening();
         }
 
+        /**
+         * Stop the container at once, whether or not its start has returned: a start that has not (Redis does not
+         * answer) ends once the container is stopped, and a stop that waited for it would wait for Redis.
+         */
         void stop() {
             this.stopped = true;
-            synchronized (this) {
-                try {
-                    this.container.stop();
-                    this.container.destroy();
-                }
-                catch (Exception ex) {
-                    logger.debug("Could not end the wake-up subscription cleanly", ex);
-                }
+            end();
+        }
+
+        /** Safe to repeat, as a start that raced a stop may have started the container after it was stopped. */
+        private synchronized void end() {
+            try {
+                this.container.stop();
+                this.container.destroy();
+            }
+            catch (Exception ex) {
+                logger.debug("Could not end the wake-up subscription cleanly", ex);
             }
         }
 
