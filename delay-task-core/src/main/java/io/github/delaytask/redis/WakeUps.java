@@ -23,6 +23,7 @@ import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Wake-ups between instances over Redis pub/sub: an instance that schedules a task due within the idle poll interval
@@ -304,7 +305,9 @@ public class WakeUps implements SmartLifecycle {
             // own each, which a busy cluster would start by the thousand
             this.container.setTaskExecutor(new SyncTaskExecutor());
             this.container.setSubscriptionExecutor(threads);
-            this.container.setRecoveryInterval(RETRY_MILLIS);
+            // tried again every RETRY_MILLIS while Redis does not answer, within the container's start when that is
+            // where it failed, until stopped
+            this.container.setRecoveryBackoff(() -> () -> this.stopped ? BackOffExecution.STOP : RETRY_MILLIS);
             boolean subscribed = false;
             while (!this.stopped) {
                 try {
@@ -400,6 +403,11 @@ public class WakeUps implements SmartLifecycle {
         /** Safe to repeat, as a start that raced a stop may have started the container after it was stopped. */
         private synchronized void end() {
             try {
+                if (!this.container.isRunning() && this.container.isListening()) {
+                    // subscribed by a start that raced the stop: running again (at once, as it is subscribed), so
+                    // that the stop below unsubscribes
+                    this.container.start();
+                }
                 this.container.stop();
                 this.container.destroy();
             }
