@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.ZAddArgs;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisSetAsyncCommands;
 import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
@@ -164,7 +165,7 @@ final class AsyncScripts {
     }
 
     /**
-     * Add members to many sorted sets at once, one {@code ZADD} each, and members to one set, all on the wire
+     * Add members to many sorted sets at once, one {@code ZADD NX} each, and members to one set, all on the wire
      * together, waiting for the slowest servers as {@link #runAll(RedisConnection, String, List, List, long, long,
      * Set)} does, and for {@code capMillis} at most: on a Cluster a master that stalls or failed holds up only its own
      * sets, and a writer that must not wait long (the hand-off of new tasks) does not wait for it.
@@ -175,6 +176,12 @@ final class AsyncScripts {
      * @return for each sorted set, then the set, its answer, an exception, or a {@link Late}; {@code null} if the
      * connection is not Lettuce's
      */
+    /**
+     * {@code NX}: a member there already was put there by a later change (on another instance, a reschedule that
+     * reached Redis before the hand-off of the add), whose time must stand.
+     */
+    private static final ZAddArgs ADD_NEW = ZAddArgs.Builder.nx();
+
     static @Nullable List<Object> addAll(RedisConnection connection, List<byte[]> keys, List<List<Object>> members,
             byte @Nullable [] setKey, byte[][] setMembers, long timeoutMillis, long stragglerMillis, long capMillis) {
         Object nativeConnection = connection.getNativeConnection();
@@ -189,7 +196,7 @@ final class AsyncScripts {
         List<RedisFuture<?>> futures = new ArrayList<>(keys.size() + 1);
         long start = System.nanoTime();
         for (int i = 0; i < keys.size(); i++) {
-            futures.add(sortedSets.zadd(keys.get(i), members.get(i).toArray()));
+            futures.add(sortedSets.zadd(keys.get(i), ADD_NEW, members.get(i).toArray()));
         }
         if (setKey != null) {
             futures.add(sets.sadd(setKey, setMembers));

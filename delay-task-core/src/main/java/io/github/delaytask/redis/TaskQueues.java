@@ -135,14 +135,15 @@ public class TaskQueues {
 
     /**
      * Make new tasks of one queue due at their times, in one call. A new id can be in no other set of the queue, so
-     * a plain ZADD does what the schedule script would, at a fraction of its cost.
+     * a ZADD does what the schedule script would, at a fraction of its cost; NX, as an id there already was put there
+     * by a later change (a reschedule on another instance that reached Redis first).
      * @param queue the queue
      * @param executeTimes execute time by task id
      */
     public void add(QueueId queue, Map<Long, Long> executeTimes) {
         Set<ZSetOperations.TypedTuple<String>> members = new HashSet<>(executeTimes.size() * 2);
         executeTimes.forEach((id, time) -> members.add(ZSetOperations.TypedTuple.of(Long.toString(id), (double) time)));
-        this.redis.opsForZSet().add(this.keys.future(queue), members);
+        this.redis.opsForZSet().addIfAbsent(this.keys.future(queue), members);
     }
 
     /**

@@ -229,7 +229,7 @@ public abstract class AbstractDelayTaskIntegrationTests {
             DelayTaskService service = context.getBean(DelayTaskService.class);
             Listeners listeners = context.getBean(Listeners.class);
             long now = System.currentTimeMillis();
-            service.addTask(DelayTask.builder(RECORDED).taskId(id).executeAt(Instant.ofEpochMilli(now + 1000)).build());
+            service.addTask(DelayTask.builder(RECORDED).taskId(id).executeAt(Instant.ofEpochMilli(now + 500)).build());
             // the other application's task of that id, in a queue this one listens to as well
             context.getBean(TaskQueues.class).schedule(othersQueue, id, now);
             context.getBean(DueSignals.class).scheduled(othersQueue, now);
@@ -239,6 +239,27 @@ public abstract class AbstractDelayTaskIntegrationTests {
             await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5))
                 .until(() -> inRedis(context, othersQueue, id));
             assertThat(listeners.slowStarted.getCount()).as("runs of the other application's task here").isOne();
+        });
+    }
+
+    @Test
+    void aNewTasksHandOffThatReachesRedisAfterAnotherInstanceRescheduledItLeavesTheRescheduledTime() {
+        // the add's caller returns at its commit, so its hand-off may reach Redis after a reschedule made elsewhere
+        long id = ThreadLocalRandom.current().nextLong(1L << 40, 1L << 50);
+        QueueId queue = new QueueId(NO_LISTENER, 0);
+        this.runner.run((context) -> {
+            TaskQueues queues = context.getBean(TaskQueues.class);
+            long added = System.currentTimeMillis() + 120_000;
+            long rescheduled = added - 60_000;
+            queues.schedule(queue, id, rescheduled);
+            assertThat(queues.addAll(Map.of(queue, Map.of(id, added)), List.of(), 1000, Duration.ofSeconds(2)))
+                .as("queues not written").isEmpty();
+            Double score = context.getBean(StringRedisTemplate.class)
+                .opsForZSet()
+                .score(queues.keyPrefix() + ":{" + NO_LISTENER + ":0}:future", Long.toString(id));
+            assertThat(score).as("the task's time in Redis").isEqualTo((double) rescheduled);
+            queues.changeAll(List.of(new TaskQueues.Change(queue, id, TaskQueues.Change.REMOVE)),
+                    Duration.ofSeconds(2));
         });
     }
 
