@@ -24,7 +24,8 @@ import org.springframework.dao.DataIntegrityViolationException;
  * <p>
  * Each caller queues its task and tries the lock; those that find it held wait. The holder stores every task queued
  * (its own and those of the callers waiting) in one call, lets go of the lock, wakes the first caller still in line
- * to store the next group meanwhile, then hands its group to Redis and wakes its callers. A caller alone stores its
+ * to store the next group meanwhile, then hands its group to Redis and wakes its callers, each of which waits for
+ * Redis on its own thread if its task needs it. A caller alone stores its
  * own task at once: an add waits for no timer, only for the statement running when it came (and, with more than
  * {@value #MAX_GROUP} callers waiting, for the groups ahead of it).
  * <p>
@@ -34,6 +35,9 @@ import org.springframework.dao.DataIntegrityViolationException;
 final class AddCombiner {
 
     private static final Log logger = LogFactory.getLog(AddCombiner.class);
+
+    private static final Consumer<StoredTask> NOTHING = (row) -> {
+    };
 
     /** Bounds one statement, whatever the number of callers. */
     private static final int MAX_GROUP = 500;
@@ -46,15 +50,16 @@ final class AddCombiner {
 
     private final Function<NewTask, StoredTask> storeOne;
 
-    private final Consumer<List<StoredTask>> enqueueAll;
+    private final Function<List<StoredTask>, Consumer<StoredTask>> enqueueAll;
 
     /**
      * @param storeAll stores tasks in one transaction, all or none, and returns their rows in order
      * @param storeOne stores one task
-     * @param enqueueAll hands stored tasks to Redis; expected to deal with its own failures
+     * @param enqueueAll hands stored tasks to Redis without waiting for it, and returns what each caller then does
+     * with its own row on its own thread (waits for Redis, for a task due soon); expected to deal with its own failures
      */
     AddCombiner(Function<List<NewTask>, List<StoredTask>> storeAll, Function<NewTask, StoredTask> storeOne,
-            Consumer<List<StoredTask>> enqueueAll) {
+            Function<List<StoredTask>, Consumer<StoredTask>> enqueueAll) {
         this.storeAll = storeAll;
         this.storeOne = storeOne;
         this.enqueueAll = enqueueAll;
@@ -97,7 +102,10 @@ final class AddCombiner {
                     interrupted |= Thread.interrupted();
                 }
             }
-            return mine.outcome.join();
+            StoredTask row = mine.outcome.join();
+            // on the caller's own thread, so that no other caller of its group waits with it
+            mine.then.accept(row);
+            return row;
         }
         catch (CompletionException ex) {
             if (ex.getCause() instanceof RuntimeException cause) {
@@ -170,6 +178,7 @@ final class AddCombiner {
         if (group.isEmpty()) {
             return;
         }
+        Consumer<StoredTask> then = NOTHING;
         try {
             List<StoredTask> stored = new ArrayList<>(group.size());
             for (PendingAdd add : group) {
@@ -178,7 +187,7 @@ final class AddCombiner {
                 }
             }
             if (!stored.isEmpty()) {
-                this.enqueueAll.accept(stored);
+                then = this.enqueueAll.apply(stored);
             }
         }
         catch (RuntimeException ex) {
@@ -187,6 +196,8 @@ final class AddCombiner {
         }
         finally {
             for (PendingAdd add : group) {
+                // before the outcome, which publishes it to the caller
+                add.then = then;
                 if (add.row != null) {
                     add.outcome.complete(add.row);
                 }
@@ -216,6 +227,9 @@ final class AddCombiner {
         private StoredTask row;
 
         private Throwable failure;
+
+        /** What its caller does with its row once stored: set before the outcome is completed. */
+        private Consumer<StoredTask> then = NOTHING;
 
         PendingAdd(NewTask task, Thread caller) {
             this.task = task;

@@ -50,7 +50,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
      */
     private static final int REPLACE_ATTEMPTS = 10;
 
-    /** How soon a new task must be due for its caller to wait for Redis: see {@link #enqueueNew}. */
+    /** How soon a new task must be due for its caller to wait for Redis: see {@link #handOffNew}. */
     static final long DUE_SOON_MILLIS = 1000;
 
     /** Dead tasks read at a time by a requeue of a queue's dead tasks. */
@@ -106,7 +106,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         this.events = events;
         this.transaction = new CallerTransaction(store);
         this.handOff = new RedisHandOff(queues, signals, settings.redisHandOffTimeout());
-        this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::enqueueNew);
+        this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::handOffNew);
     }
 
     @Override
@@ -459,23 +459,43 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
      * task created, once committed, so this is where they are counted.
      */
     private void enqueueNew(List<StoredTask> tasks) {
+        Consumer<StoredTask> taken = handOffNew(tasks);
+        for (StoredTask task : tasks) {
+            // one wait for them all: they share a write
+            if (dueSoon(task)) {
+                taken.accept(task);
+                return;
+            }
+        }
+    }
+
+    /**
+     * Hand new tasks to Redis, without waiting for it.
+     * @return what a caller of one of them does before it returns: a caller of a task due within about a second waits
+     * for Redis (up to its bound), so that callers adding such tasks as fast as they can are held to the pace at which
+     * Redis takes them, and none is put off by a backlog of writes that had time to spare; a caller of a task due
+     * later returns at its commit, and the hand-off follows on its own thread
+     */
+    private Consumer<StoredTask> handOffNew(List<StoredTask> tasks) {
         Map<QueueId, Integer> added = new HashMap<>();
         List<StoredTask> due = new ArrayList<>(tasks.size());
-        long now = this.clock.millis();
-        boolean dueSoon = false;
         for (StoredTask task : tasks) {
             added.merge(task.queue(), 1, Integer::sum);
             if (withinWindow(task)) {
                 due.add(task);
-                dueSoon |= task.executeTime() <= now + DUE_SOON_MILLIS;
             }
         }
         added.forEach(this.events::added);
-        // a caller of tasks due later returns at its commit, and the hand-off follows on its own thread; one of a
-        // task due within about a second waits for Redis (up to its bound), so that callers adding such tasks as
-        // fast as they can are held to the pace at which Redis takes them, and none is put off by a backlog of
-        // writes that had time to spare
-        this.handOff.add(due, dueSoon);
+        Runnable taken = this.handOff.add(due);
+        return (task) -> {
+            if (dueSoon(task)) {
+                taken.run();
+            }
+        };
+    }
+
+    private boolean dueSoon(StoredTask task) {
+        return task.executeTime() <= this.clock.millis() + DUE_SOON_MILLIS;
     }
 
     @Override

@@ -30,8 +30,8 @@ import org.apache.commons.logging.LogFactory;
  * of the starter's own, whatever the application's Redis command timeout: the commit is what makes a task durable,
  * and the reload job brings in whatever Redis never heard of.
  * <p>
- * A caller that asks to wait (a change of a stored task, or a new task due soon) waits until its write is done or the
- * bound has passed, and not at all while Redis seems out of reach (a write under way for longer than the bound, or the
+ * A caller of a change of a stored task, or of a new task due soon, waits until its write is done or the bound has
+ * passed, and not at all while Redis seems out of reach (a write under way for longer than the bound, or the
  * last one failed); others return at once. Writes that failed are tried again, oldest first, once a second, until
  * Redis takes them; writes beyond {@value #MAX_PENDING} waiting are dropped, and left to the reload job (a new task, a
  * requeue) or to the claim that meets the task (a cancel, a reschedule). A write waiting holds a task's id, queue and
@@ -103,24 +103,31 @@ final class RedisHandOff {
     }
 
     /**
-     * Put new tasks into their queues' future sets, and wake this instance's dispatcher if it sleeps past them.
-     * @param wait whether the caller waits for Redis (up to the bound), or returns at once and lets the write follow
+     * Put new tasks into their queues' future sets, and wake this instance's dispatcher if it sleeps past them; returns
+     * at once.
+     * @return what waits for Redis to take them, as long as the bound allows from now on, and not at all while Redis
+     * seems out of reach: for a caller whose task is due soon
      */
-    void add(List<StoredTask> tasks, boolean wait) {
-        if (!tasks.isEmpty()) {
-            submit(new NewTasks(tasks), wait);
+    Runnable add(List<StoredTask> tasks) {
+        if (tasks.isEmpty()) {
+            return () -> {
+            };
         }
+        NewTasks write = new NewTasks(tasks);
+        long deadline = System.nanoTime() + this.timeoutNanos;
+        return submit(write) ? () -> awaitTaken(write, deadline) : () -> {
+        };
     }
 
     /** Make a task that exists already due at its execute time (a reschedule, a requeue). */
     void schedule(StoredTask task) {
         // the id, queue and time alone: not the task, whose parameters Redis does not need
-        submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), task.executeTime())), true);
+        submitAndWait(new Other(new TaskQueues.Change(task.queue(), task.taskId(), task.executeTime())));
     }
 
     /** Drop a task from its queue's future and ready sets (a cancel, a move beyond the window). */
     void remove(StoredTask task) {
-        submit(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE)), true);
+        submitAndWait(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE)));
     }
 
     /**
@@ -189,11 +196,19 @@ final class RedisHandOff {
         }
     }
 
-    private void submit(Write write, boolean wait) {
+    private void submitAndWait(Write write) {
+        long deadline = System.nanoTime() + this.timeoutNanos;
+        if (submit(write)) {
+            awaitTaken(write, deadline);
+        }
+    }
+
+    /** @return whether the write waits for Redis: not once closed, nor beyond the bound on what waits */
+    private boolean submit(Write write) {
         this.lock.lock();
         try {
             if (this.closed) {
-                return;
+                return false;
             }
             if (this.pendingTasks + write.size() > MAX_PENDING) {
                 if (!this.dropped) {
@@ -202,23 +217,29 @@ final class RedisHandOff {
                             + "now on reaches Redis through the reload job (new tasks, requeues) or when a claim meets "
                             + "it (cancels, reschedules), until Redis takes what waits");
                 }
-                return;
+                return false;
             }
             this.pendingTasks += write.size();
             this.pending.add(write);
             startIfNeeded();
             this.changed.signalAll();
+            return true;
         }
         finally {
             this.lock.unlock();
         }
-        if (wait && !redisSeemsOutOfReach()) {
-            try {
-                write.done.await(this.timeoutNanos, TimeUnit.NANOSECONDS);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
+    }
+
+    /** Wait for Redis to take a write until the deadline, in nanos of {@link System#nanoTime()}. */
+    private void awaitTaken(Write write, long deadline) {
+        if (redisSeemsOutOfReach()) {
+            return;
+        }
+        try {
+            write.done.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -357,11 +378,16 @@ final class RedisHandOff {
     private List<Write> write(List<Write> round) {
         Map<QueueId, Map<Long, Long>> news = new LinkedHashMap<>();
         Set<QueueId> written = new LinkedHashSet<>();
+        // queues with new tasks this instance's dispatcher has not heard of yet (see scheduledHere)
+        Set<QueueId> untold = new HashSet<>();
         for (Write write : round) {
             if (write instanceof NewTasks add) {
                 for (int i = 0; i < add.taskIds.length; i++) {
                     news.computeIfAbsent(add.queues[i], (queue) -> new LinkedHashMap<>())
                         .put(add.taskIds[i], add.executeTimes[i]);
+                    if (!add.toldHere) {
+                        untold.add(add.queues[i]);
+                    }
                 }
             }
             else if (!((Other) write).change.removes()) {
@@ -375,7 +401,9 @@ final class RedisHandOff {
         List<Write> again = new ArrayList<>();
         news.forEach((queue, executeTimes) -> {
             if (unwritten.contains(queue)) {
-                again.add(new NewTasks(queue, executeTimes));
+                NewTasks retry = new NewTasks(queue, executeTimes);
+                retry.toldHere = !untold.contains(queue);
+                again.add(retry);
             }
             else {
                 scheduled(queue, executeTimes.values().stream().mapToLong(Long::longValue).min().orElseThrow());
@@ -401,7 +429,9 @@ final class RedisHandOff {
         // in the round's order, which changeAll kept within each queue
         for (Write write : round) {
             if (write instanceof Other other && unmade.contains(other.change)) {
-                again.add(new Other(other.change));
+                Other retry = new Other(other.change);
+                retry.toldHere = other.toldHere;
+                again.add(retry);
             }
         }
         return again;
@@ -486,8 +516,8 @@ final class RedisHandOff {
             // a flush does
             long start = System.nanoTime();
             long remaining;
-            while (!this.closed
-                    && (remaining = start + TimeUnit.MILLISECONDS.toNanos(retryPauseMillis()) - System.nanoTime()) > 0) {
+            while (!this.closed && (remaining = start + TimeUnit.MILLISECONDS.toNanos(retryPauseMillis())
+                    - System.nanoTime()) > 0) {
                 this.changed.awaitNanos(remaining);
             }
         }

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
@@ -39,6 +40,9 @@ class AddCombinerTests {
     private final List<List<Long>> groups = new CopyOnWriteArrayList<>();
 
     private final List<Long> enqueued = new CopyOnWriteArrayList<>();
+
+    /** The thread each task's wait for Redis ran on, by id. */
+    private final Map<Long, Thread> waitedForRedisOn = new ConcurrentHashMap<>();
 
     private final AtomicLong nextId = new AtomicLong(1000);
 
@@ -88,6 +92,30 @@ class AddCombinerTests {
         assertThat(this.groups.get(1)).hasSize(5).containsExactlyInAnyOrderElementsOf(ids.subList(1, 6));
         assertThat(this.table.keySet()).containsExactlyInAnyOrderElementsOf(ids);
         assertThat(this.enqueued).containsExactlyInAnyOrderElementsOf(ids);
+    }
+
+    @Test
+    void eachCallerOfAGroupWaitsForRedisOnItsOwnThreadSoThatNoneWaitsForAnothersTask() throws Exception {
+        this.holdFirstStore = true;
+        Future<StoredTask> first = this.callers.submit(() -> this.combiner.add(task(null)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> this.groups.size() == 1);
+        Map<Long, Thread> callerOf = new ConcurrentHashMap<>();
+        List<Future<StoredTask>> queued = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            queued.add(this.callers.submit(() -> {
+                StoredTask row = this.combiner.add(task(null));
+                callerOf.put(row.taskId(), Thread.currentThread());
+                return row;
+            }));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> this.combiner.pendingCount() == 3);
+        this.firstStoreMayFinish.countDown();
+        first.get(5, TimeUnit.SECONDS);
+        for (Future<StoredTask> add : queued) {
+            long id = add.get(5, TimeUnit.SECONDS).taskId();
+            assertThat(this.waitedForRedisOn.get(id)).as("the thread task %s waited for Redis on", id)
+                .isSameAs(callerOf.get(id));
+        }
     }
 
     @Test
@@ -194,8 +222,9 @@ class AddCombinerTests {
         return storeAll(List.of(task)).get(0);
     }
 
-    private void enqueue(List<StoredTask> rows) {
+    private Consumer<StoredTask> enqueue(List<StoredTask> rows) {
         rows.forEach((row) -> this.enqueued.add(row.taskId()));
+        return (row) -> this.waitedForRedisOn.put(row.taskId(), Thread.currentThread());
     }
 
     private final AtomicLong nextExecuteTime = new AtomicLong();

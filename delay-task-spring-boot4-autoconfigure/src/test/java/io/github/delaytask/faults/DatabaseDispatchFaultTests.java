@@ -188,7 +188,8 @@ class DatabaseDispatchFaultTests {
         runs.createSchema("mysql");
         this.redis = VolatileRedis.start();
         Duration poll = Duration.ofSeconds(10);
-        Map<String, String> properties = FaultApp.properties(this.backend, "spring.data.redis.port=" + this.redis.port(),
+        Map<String, String> properties = FaultApp.properties(this.backend,
+                "spring.data.redis.port=" + this.redis.port(),
                 "spring.data.redis.timeout=1s", "delay-task.reload-interval=10m", "delay-task.preload-window=20m",
                 "delay-task.database-dispatch.poll-interval=" + poll.toSeconds() + "s");
         FaultApp.runner(properties).run((context) -> {

@@ -76,6 +76,8 @@ class DatabaseOutageFaultTests {
             QueueId queue = new QueueId(NO_LISTENER, 0);
             // due in a minute, within the preload window: the tasks stay in the queue's future set
             service.addTask(DelayTask.builder(NO_LISTENER).taskId(1L).delay(Duration.ofMinutes(1)).build());
+            // its caller returned at the commit: the hand-off follows
+            await().atMost(Duration.ofSeconds(10)).until(() -> queues.sizes(queue)[0] == 1);
             this.proxy.cut();
             // the first add finds pooled connections the cut broke, the next ones find none to open
             List<Throwable> failures = new ArrayList<>();
@@ -104,7 +106,8 @@ class DatabaseOutageFaultTests {
             // the database back: the same task is accepted, and reaches Redis
             assertThat(service.addTask(DelayTask.builder(NO_LISTENER).taskId(2L).delay(Duration.ofMinutes(1)).build()))
                 .isEqualTo(2L);
-            assertThat(queues.sizes(queue)).as("Redis queue").containsExactly(2, 0, 0);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(queues.sizes(queue))
+                .as("Redis queue").containsExactly(2, 0, 0));
         });
     }
 
