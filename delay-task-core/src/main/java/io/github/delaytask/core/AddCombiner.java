@@ -103,8 +103,19 @@ final class AddCombiner {
                 }
             }
             StoredTask row = mine.outcome.join();
-            // on the caller's own thread, so that no other caller of its group waits with it
-            mine.then.accept(row);
+            if (interrupted) {
+                // an interrupted caller does not wait for Redis either
+                Thread.currentThread().interrupt();
+                interrupted = false;
+            }
+            try {
+                // on the caller's own thread, so that no other caller of its group waits with it
+                mine.then.accept(row);
+            }
+            catch (RuntimeException ex) {
+                // stored: an exception would have the caller add it again
+                logger.warn("Task " + row.taskId() + " is stored but its hand-off to Redis failed", ex);
+            }
             return row;
         }
         catch (CompletionException ex) {

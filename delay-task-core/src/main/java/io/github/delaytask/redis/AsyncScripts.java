@@ -165,6 +165,12 @@ final class AsyncScripts {
     }
 
     /**
+     * {@code NX}: a member there already was put there by a later change (on another instance, a reschedule that
+     * reached Redis before the hand-off of the add), whose time must stand.
+     */
+    private static final ZAddArgs ADD_NEW = ZAddArgs.Builder.nx();
+
+    /**
      * Add members to many sorted sets at once, one {@code ZADD NX} each, and members to one set, all on the wire
      * together, waiting for the slowest servers as {@link #runAll(RedisConnection, String, List, List, long, long,
      * Set)} does, and for {@code capMillis} at most: on a Cluster a master that stalls or failed holds up only its own
@@ -176,12 +182,6 @@ final class AsyncScripts {
      * @return for each sorted set, then the set, its answer, an exception, or a {@link Late}; {@code null} if the
      * connection is not Lettuce's
      */
-    /**
-     * {@code NX}: a member there already was put there by a later change (on another instance, a reschedule that
-     * reached Redis before the hand-off of the add), whose time must stand.
-     */
-    private static final ZAddArgs ADD_NEW = ZAddArgs.Builder.nx();
-
     static @Nullable List<Object> addAll(RedisConnection connection, List<byte[]> keys, List<List<Object>> members,
             byte @Nullable [] setKey, byte[][] setMembers, long timeoutMillis, long stragglerMillis, long capMillis) {
         Object nativeConnection = connection.getNativeConnection();

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.core.QueueId;
@@ -15,7 +16,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
@@ -23,6 +23,7 @@ import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.backoff.BackOffExecution;
 
 /**
@@ -291,22 +292,30 @@ public class WakeUps implements SmartLifecycle {
 
         private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 
+        /**
+         * Where the container subscribes and tries again after a lost connection: scheduled, so that each try starts
+         * afresh, rather than within the failed one, a frame deeper at each try of a long outage.
+         */
+        private final ScheduledThreadPoolExecutor retries;
+
         private volatile boolean stopped;
 
         Subscription(Listener listener) {
             this.listener = listener;
+            CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-wake-ups-");
+            threads.setDaemon(true);
+            // two: a blocking subscription (a driver other than Lettuce) holds one thread while it lasts
+            this.retries = new ScheduledThreadPoolExecutor(2, threads);
+            this.retries.setRemoveOnCancelPolicy(true);
         }
 
         void start() {
-            SimpleAsyncTaskExecutor threads = new SimpleAsyncTaskExecutor("delay-task-wake-ups-");
-            threads.setDaemon(true);
             this.container.setConnectionFactory(WakeUps.this.redis.getRequiredConnectionFactory());
             // a message only wakes a sleeping dispatcher: heard on the thread that received it, not on a thread of its
             // own each, which a busy cluster would start by the thousand
             this.container.setTaskExecutor(new SyncTaskExecutor());
-            this.container.setSubscriptionExecutor(threads);
-            // tried again every RETRY_MILLIS while Redis does not answer, within the container's start when that is
-            // where it failed, until stopped
+            this.container.setSubscriptionExecutor(this.retries);
+            // tried again every RETRY_MILLIS while Redis does not answer, until stopped
             this.container.setRecoveryBackoff(() -> () -> this.stopped ? BackOffExecution.STOP : RETRY_MILLIS);
             boolean subscribed = false;
             while (!this.stopped) {
@@ -402,17 +411,25 @@ public class WakeUps implements SmartLifecycle {
 
         /** Safe to repeat, as a start that raced a stop may have started the container after it was stopped. */
         private synchronized void end() {
-            try {
-                if (!this.container.isRunning() && this.container.isListening()) {
-                    // subscribed by a start that raced the stop: running again (at once, as it is subscribed), so
-                    // that the stop below unsubscribes
+            if (!this.container.isRunning() && this.container.isListening()) {
+                try {
+                    // subscribed by a start that raced the stop: running again, so that the stop below unsubscribes
+                    // (this start may give up waiting for a registration the stop's unsubscribe wrote off)
                     this.container.start();
                 }
+                catch (RuntimeException ex) {
+                    logger.debug("Restarted the wake-up subscription to end it", ex);
+                }
+            }
+            try {
                 this.container.stop();
                 this.container.destroy();
             }
             catch (Exception ex) {
                 logger.debug("Could not end the wake-up subscription cleanly", ex);
+            }
+            finally {
+                this.retries.shutdownNow();
             }
         }
 

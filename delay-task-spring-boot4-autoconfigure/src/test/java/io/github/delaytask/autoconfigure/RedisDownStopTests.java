@@ -2,6 +2,7 @@ package io.github.delaytask.autoconfigure;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 
 import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.testsupport.TestBackend;
@@ -56,9 +57,10 @@ class RedisDownStopTests {
                 WakeUps wakeUps = context.getBean(WakeUps.class);
                 wakeUps.listen((queue, executeTime) -> {
                 });
-                // the container's start tries Redis again and again, within itself, until Redis answers
-                await().atMost(Duration.ofSeconds(20)).until(RedisDownStopTests::subscriptionRetriesInItsStart);
-                // before, the stop waited for that start to return: here, until Redis was back
+                // the subscription tries Redis again and again until Redis answers
+                await().atMost(Duration.ofSeconds(20)).until(RedisDownStopTests::subscriptionRetries);
+                // before, the stop waited for the container's start, within which it tried again: here, until Redis
+                // was back
                 assertTimeoutPreemptively(Duration.ofSeconds(20), wakeUps::stopListening,
                         "the stop of a wake-up subscription while Redis is down");
                 assertTimeoutPreemptively(Duration.ofSeconds(30),
@@ -67,12 +69,21 @@ class RedisDownStopTests {
             });
     }
 
-    private static boolean subscriptionRetriesInItsStart() {
-        return Thread.getAllStackTraces().entrySet().stream()
+    /**
+     * Whether the subscription failed and tries again: within the container's start, on the thread that subscribes
+     * (as before), or later on a thread of its own, once that start has returned.
+     */
+    private static boolean subscriptionRetries() {
+        Map<Thread, StackTraceElement[]> threads = Thread.getAllStackTraces();
+        boolean retriesInStart = threads.entrySet().stream()
             .filter((entry) -> entry.getKey().getName().equals("delay-task-wake-ups-subscribe"))
             .anyMatch((entry) -> Arrays.stream(entry.getValue())
-                .anyMatch((frame) -> frame.getMethodName().equals("sleepBeforeRecoveryAttempt")
-                        || frame.getMethodName().equals("potentiallyRecover")));
+                .anyMatch((frame) -> frame.getMethodName().equals("potentiallyRecover")));
+        boolean startReturned = threads.keySet().stream()
+            .noneMatch((thread) -> thread.getName().equals("delay-task-wake-ups-subscribe"));
+        boolean retryThread = threads.keySet().stream()
+            .anyMatch((thread) -> thread.getName().matches("delay-task-wake-ups-\\d+"));
+        return retriesInStart || (startReturned && retryThread);
     }
 
 }
