@@ -515,6 +515,8 @@ public abstract class AbstractDelayTaskIntegrationTests {
             service.addTask(DelayTask.builder(NO_LISTENER).executeAt(java.time.Instant.ofEpochMilli(soon)).build());
             long lostId = service
                 .addTask(DelayTask.builder(NO_LISTENER).executeAt(java.time.Instant.ofEpochMilli(soon + 60_000)).build());
+            // their callers returned at the commit: the hand-off follows, and the first reload must find them there
+            await().atMost(Duration.ofSeconds(10)).until(() -> redisSizes(context, NO_LISTENER)[0] == 2);
             List<Long> told = new CopyOnWriteArrayList<>();
             DueSignals.Listener listener = (scheduled, executeTime) -> {
                 if (scheduled.equals(queue)) {
