@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import com.baomidou.mybatisplus.core.incrementer.DefaultIdentifierGenerator;
+import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
@@ -66,7 +68,11 @@ public abstract class AbstractTablePrefixTests {
     }
 
     private ApplicationContextRunner application(String tablePrefix) {
+        // ids of a worker of its own, as two applications in two processes would have: two in one JVM would
+        // otherwise hand out the same id in the same millisecond (legitimately, into tables of their own)
+        long worker = Math.floorMod(tablePrefix.hashCode(), 32);
         return this.backend.applicationRunner()
+            .withBean(IdentifierGenerator.class, () -> new DefaultIdentifierGenerator(worker, worker))
             .withUserConfiguration(HandlersConfiguration.class)
             .withPropertyValues("delay-task.jdbc.table-prefix=" + tablePrefix,
                     "delay-task.redis.key-prefix=" + this.backend.keyPrefix() + "-" + tablePrefix.replace("_", ""),
