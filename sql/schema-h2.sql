@@ -57,3 +57,21 @@ CREATE TABLE IF NOT EXISTS taskinfo_store (
 );
 INSERT INTO taskinfo_store (id, store_id)
 SELECT 1, REPLACE(CAST(RANDOM_UUID() AS VARCHAR), '-', '') WHERE NOT EXISTS (SELECT 1 FROM taskinfo_store WHERE id = 1);
+
+-- Recurring schedules: each adds an ordinary task at each of its times, with the business key
+-- schedule:<name>@<time>, and keeps the first time whose task is not stored yet in next_time, which the add of the
+-- task moves on in the same transaction.
+CREATE TABLE IF NOT EXISTS taskinfo_schedule (
+    name         VARCHAR(100) NOT NULL PRIMARY KEY,
+    task_type    INT          NOT NULL,
+    priority     INT          NOT NULL,
+    cron         VARCHAR(200) NULL,
+    time_zone    VARCHAR(64)  NULL,
+    interval_ms  BIGINT       NULL,
+    parameters   BLOB         NULL,
+    catch_up     VARCHAR(8)   NOT NULL,
+    declaration  VARCHAR(64)  NULL,
+    paused       INT          NOT NULL DEFAULT 0,
+    next_time    BIGINT       NOT NULL,
+    version      INT          NOT NULL DEFAULT 1
+);

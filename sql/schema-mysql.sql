@@ -50,3 +50,22 @@ CREATE TABLE IF NOT EXISTS taskinfo_store (
     PRIMARY KEY (id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 INSERT IGNORE INTO taskinfo_store (id, store_id) VALUES (1, REPLACE(UUID(), '-', ''));
+
+-- Recurring schedules: each adds an ordinary task at each of its times, with the business key
+-- schedule:<name>@<time>, and keeps the first time whose task is not stored yet in next_time, which the add of the
+-- task moves on in the same transaction.
+CREATE TABLE IF NOT EXISTS taskinfo_schedule (
+    name         VARCHAR(100) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    task_type    INT          NOT NULL,
+    priority     INT          NOT NULL,
+    cron         VARCHAR(200) NULL COMMENT 'cron expression, as Spring reads it; NULL for an interval',
+    time_zone    VARCHAR(64)  NULL COMMENT 'time zone of the cron expression',
+    interval_ms  BIGINT       NULL COMMENT 'interval, ms; NULL for a cron expression',
+    parameters   MEDIUMBLOB   NULL COMMENT 'parameters of each of its tasks',
+    catch_up     VARCHAR(8)   NOT NULL COMMENT 'ONCE, EACH or SKIP: what to do about times missed',
+    declaration  VARCHAR(64)  NULL COMMENT 'digest of the declaration in code last applied; NULL if saved at run time',
+    paused       INT          NOT NULL DEFAULT 0 COMMENT '0 active, 1 paused, 2 paused as no longer declared in code',
+    next_time    BIGINT       NOT NULL COMMENT 'first time whose task is not stored yet, epoch ms',
+    version      INT          NOT NULL DEFAULT 1 COMMENT 'optimistic lock',
+    PRIMARY KEY (name)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;

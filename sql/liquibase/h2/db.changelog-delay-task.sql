@@ -60,3 +60,20 @@ ALTER TABLE taskinfo ADD COLUMN trace_context VARCHAR(1000) NULL;
 --changeset delay-task:7 labels:delay-task
 -- delay-task schema, version 7: a dead task keeps the context its add carried, for its requeue.
 ALTER TABLE taskinfo_logs ADD COLUMN trace_context VARCHAR(1000) NULL;
+
+--changeset delay-task:8 labels:delay-task
+-- delay-task schema, version 8: recurring schedules.
+CREATE TABLE taskinfo_schedule (
+    name         VARCHAR(100) NOT NULL PRIMARY KEY,
+    task_type    INT          NOT NULL,
+    priority     INT          NOT NULL,
+    cron         VARCHAR(200) NULL,
+    time_zone    VARCHAR(64)  NULL,
+    interval_ms  BIGINT       NULL,
+    parameters   BLOB         NULL,
+    catch_up     VARCHAR(8)   NOT NULL,
+    declaration  VARCHAR(64)  NULL,
+    paused       INT          NOT NULL DEFAULT 0,
+    next_time    BIGINT       NOT NULL,
+    version      INT          NOT NULL DEFAULT 1
+);

@@ -215,4 +215,56 @@ public interface DelayTaskService {
      */
     boolean isQueuePaused(int taskType, int priority);
 
+    /**
+     * Store a recurring schedule, or change the stored one of its name: from then on, at each of its times, an
+     * ordinary task of its type and priority is added (see {@link TaskSchedule}), on whichever instance gets there
+     * first, once. A changed schedule's tasks of times still to come are cancelled and it goes on from its new next
+     * time; one whose definition is unchanged is left as it is, its next time too.
+     * @param schedule the schedule
+     * @return {@code true} if this call stored or changed it
+     * @throws DelayTaskException if the database could not be read or written, or lacks the table
+     * {@code taskinfo_schedule}
+     */
+    default boolean saveSchedule(TaskSchedule schedule) {
+        throw new UnsupportedOperationException("saveSchedule is not supported by " + getClass().getName());
+    }
+
+    /**
+     * Stop a schedule adding tasks, on every instance, until {@link #resumeSchedule(String)}; its tasks of times
+     * still to come are cancelled, and a restart leaves it paused.
+     * @param name the schedule's name
+     * @return {@code true} if this call paused it; {@code false} if it is unknown or paused already
+     */
+    default boolean pauseSchedule(String name) {
+        throw new UnsupportedOperationException("pauseSchedule is not supported by " + getClass().getName());
+    }
+
+    /**
+     * Let a paused schedule add tasks again, from its first time after now: the times it missed while paused are
+     * skipped, whatever its {@link TaskSchedule.CatchUp}.
+     * @param name the schedule's name
+     * @return {@code true} if this call resumed it; {@code false} if it is unknown or not paused
+     */
+    default boolean resumeSchedule(String name) {
+        throw new UnsupportedOperationException("resumeSchedule is not supported by " + getClass().getName());
+    }
+
+    /**
+     * Remove a schedule, and cancel its tasks of times still to come. A schedule declared in code is stored again
+     * by the next instance that starts with the declaration.
+     * @param name the schedule's name
+     * @return {@code true} if this call removed it
+     */
+    default boolean removeSchedule(String name) {
+        throw new UnsupportedOperationException("removeSchedule is not supported by " + getClass().getName());
+    }
+
+    /**
+     * List the stored schedules, by name.
+     * @return every schedule, paused or not
+     */
+    default List<ScheduleDetails> findSchedules() {
+        throw new UnsupportedOperationException("findSchedules is not supported by " + getClass().getName());
+    }
+
 }

@@ -14,8 +14,10 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.PayloadCodec;
+import io.github.delaytask.ScheduleDetails;
 import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.TaskDetails;
+import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.NewTask;
@@ -23,6 +25,7 @@ import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
@@ -85,6 +88,8 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     private final TaskObservations observations;
 
     private final TaskContexts contexts;
+
+    private volatile @Nullable Schedules schedules;
 
     /**
      * @param clock the clock of execute times
@@ -448,6 +453,52 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     @Override
     public boolean isQueuePaused(int taskType, int priority) {
         return this.pauses.paused(NewTasks.queueOf(taskType, priority));
+    }
+
+    /**
+     * Take the recurring schedules' calls to the given schedules: without, they fail saying what is missing.
+     */
+    public void setSchedules(Schedules schedules) {
+        this.schedules = schedules;
+    }
+
+    @Override
+    public boolean saveSchedule(TaskSchedule schedule) {
+        Assert.notNull(schedule, "Schedule must not be null");
+        byte[] parameters = schedule.getParameters();
+        Assert.isTrue(parameters == null || parameters.length <= this.settings.maxParametersSize(),
+                () -> "Schedule '" + schedule.getName() + "' has parameters of " + parameters.length
+                        + " bytes: at most delay-task.max-parameters-size, " + this.settings.maxParametersSize());
+        return schedules().save(schedule);
+    }
+
+    @Override
+    public boolean pauseSchedule(String name) {
+        return schedules().pause(name);
+    }
+
+    @Override
+    public boolean resumeSchedule(String name) {
+        return schedules().resume(name);
+    }
+
+    @Override
+    public boolean removeSchedule(String name) {
+        return schedules().remove(name);
+    }
+
+    @Override
+    public List<ScheduleDetails> findSchedules() {
+        return schedules().findAll();
+    }
+
+    private Schedules schedules() {
+        Schedules schedules = this.schedules;
+        if (schedules == null) {
+            throw new IllegalStateException("Recurring schedules are off (delay-task.schedules.enabled=false), or "
+                    + "this service was made without them");
+        }
+        return schedules;
     }
 
     private boolean withinWindow(StoredTask task) {

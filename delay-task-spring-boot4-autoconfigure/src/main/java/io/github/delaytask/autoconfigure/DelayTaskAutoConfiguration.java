@@ -44,7 +44,8 @@ import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.TRANS
         DelayTaskConfigurations.ContextConfiguration.class, DelayTaskConfigurations.StoreConfiguration.class,
         DelayTaskJsonConfiguration.class,
         DelayTaskConfigurations.ServiceConfiguration.class, DelayTaskConfigurations.ListenerConfiguration.class,
-        DelayTaskConfigurations.JobsConfiguration.class })
+        DelayTaskConfigurations.JobsConfiguration.class,
+        DelayTaskConfigurations.SchedulesConfiguration.class })
 public class DelayTaskAutoConfiguration {
 
 }

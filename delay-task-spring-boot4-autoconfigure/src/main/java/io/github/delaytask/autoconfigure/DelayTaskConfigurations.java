@@ -17,6 +17,7 @@ import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.DistributedLocks;
 import io.github.delaytask.PayloadCodec;
 import io.github.delaytask.TaskContextPropagator;
+import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.core.Claims;
 import io.github.delaytask.core.ConsumedQueues;
 import io.github.delaytask.core.DeadTaskEvents;
@@ -26,6 +27,7 @@ import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.core.Pauses;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.RetryPolicy;
+import io.github.delaytask.core.Schedules;
 import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
@@ -47,7 +49,10 @@ import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.scheduling.HistorySettings;
 import io.github.delaytask.scheduling.JobSettings;
+import io.github.delaytask.scheduling.ScheduleKeeper;
+import io.github.delaytask.store.ScheduleStore;
 import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.store.mybatis.JdbcScheduleStore;
 import io.github.delaytask.store.mybatis.MybatisSetup;
 import io.github.delaytask.store.mybatis.MybatisTaskStore;
 import io.github.delaytask.store.mybatis.TableNames;
@@ -231,8 +236,8 @@ final class DelayTaskConfigurations {
             IdentifierGenerator ids = MybatisSetup.identifierGenerator(application);
             TableNames tables = TableNames.withPrefix(properties.getJdbc().getTablePrefix());
             SqlSessionTemplate sessions = MybatisSetup.sqlSessions(dataSource, ids, tables);
-            TransactionTemplate transactions = new TransactionTemplate(
-                    StoreDataSource.transactionManager(dataSource, transactionManager.getIfUnique()));
+            TransactionTemplate transactions = StoreDataSource.transactions(dataSource,
+                    transactionManager.getIfUnique());
             DelayTaskProperties.Jdbc jdbc = properties.getJdbc();
             return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
                     sessions.getMapper(TaskInfoLogMapper.class), transactions, new JdbcTemplate(dataSource), ids,
@@ -461,6 +466,49 @@ final class DelayTaskConfigurations {
                     clock(beanFactory));
             jobs.setAutoStartup(properties.getJobs().isAutoStartup());
             return jobs;
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SchedulesConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ScheduleStore delayTaskScheduleStore(SqlSessionTemplate sqlSessionTemplate,
+                ObjectProvider<PlatformTransactionManager> transactionManager, DelayTaskProperties properties,
+                BeanFactory beanFactory) {
+            // the task store's data source and transactions, so that a schedule's next time and its tasks commit
+            // together
+            DataSource dataSource = StoreDataSource.choose(beanFactory, properties.getJdbc().getDataSource(),
+                    () -> sqlSessionTemplate.getConfiguration().getEnvironment().getDataSource());
+            return new JdbcScheduleStore(new JdbcTemplate(dataSource),
+                    StoreDataSource.transactions(dataSource, transactionManager.getIfUnique()),
+                    TableNames.withPrefix(properties.getJdbc().getTablePrefix()));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        Schedules delayTaskSchedules(ScheduleStore store, DelayTaskService service, DelayTaskProperties properties,
+                BeanFactory beanFactory) {
+            Duration interval = properties.getSchedules().getCheckInterval();
+            Assert.isTrue(interval.compareTo(Duration.ofSeconds(1)) >= 0,
+                    () -> "delay-task.schedules.check-interval is " + interval + ": at least 1s");
+            Schedules schedules = new Schedules(store, Schedules.Tasks.of(service), dueClock(beanFactory),
+                    interval.multipliedBy(2));
+            if (service instanceof DefaultDelayTaskService tasks) {
+                tasks.setSchedules(schedules);
+            }
+            return schedules;
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBooleanProperty(name = "delay-task.schedules.enabled", matchIfMissing = true)
+        ScheduleKeeper delayTaskScheduleKeeper(Schedules schedules, ScheduleStore store,
+                ObjectProvider<TaskSchedule> declared, DelayTaskProperties properties) {
+            return new ScheduleKeeper(schedules, store, declared.orderedStream().toList(),
+                    properties.getSchedules().getCheckInterval());
         }
 
     }

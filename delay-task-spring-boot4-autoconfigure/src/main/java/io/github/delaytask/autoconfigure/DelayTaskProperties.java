@@ -90,6 +90,8 @@ public class DelayTaskProperties {
 
     private final DatabaseDispatch databaseDispatch = new DatabaseDispatch();
 
+    private final Schedules schedules = new Schedules();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -200,6 +202,10 @@ public class DelayTaskProperties {
 
     public Jobs getJobs() {
         return this.jobs;
+    }
+
+    public Schedules getSchedules() {
+        return this.schedules;
     }
 
     public DatabaseDispatch getDatabaseDispatch() {
@@ -634,6 +640,39 @@ public class DelayTaskProperties {
 
         public void setUnreachableAfter(Duration unreachableAfter) {
             this.unreachableAfter = unreachableAfter;
+        }
+
+    }
+
+    public static class Schedules {
+
+        /**
+         * Whether to run recurring schedules: store those declared as TaskSchedule beans at start-up, and add the
+         * tasks of their times. Off, the instance leaves schedules to the others.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Time between looks at the stored schedules, on each instance. The tasks of a schedule's times are stored
+         * up to twice this ahead, so they run on time; a time looked at later than that was missed, and its
+         * schedule's catch-up policy applies.
+         */
+        private Duration checkInterval = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getCheckInterval() {
+            return this.checkInterval;
+        }
+
+        public void setCheckInterval(Duration checkInterval) {
+            this.checkInterval = checkInterval;
         }
 
     }

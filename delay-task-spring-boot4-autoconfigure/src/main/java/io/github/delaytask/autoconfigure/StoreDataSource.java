@@ -11,6 +11,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.ResourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
@@ -50,6 +51,11 @@ final class StoreDataSource {
         }
         throw new IllegalStateException(PROPERTY + " is '" + name + "', but there is no DataSource bean of that name"
                 + (DYNAMIC_DATASOURCE_PRESENT ? " and the application's DataSource is not dynamic-datasource's" : ""));
+    }
+
+    /** Transactions on the given data source, with the {@link #transactionManager} of it. */
+    static TransactionTemplate transactions(DataSource dataSource, @Nullable PlatformTransactionManager application) {
+        return new TransactionTemplate(transactionManager(dataSource, application));
     }
 
     /**

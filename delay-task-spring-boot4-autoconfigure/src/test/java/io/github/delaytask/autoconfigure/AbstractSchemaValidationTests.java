@@ -1,5 +1,10 @@
 package io.github.delaytask.autoconfigure;
 
+import java.time.Duration;
+
+import io.github.delaytask.DelayTaskException;
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -9,6 +14,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The start-up check of a schema the starter did not create ({@code delay-task.jdbc.validate-schema}), against one
@@ -45,6 +51,32 @@ public abstract class AbstractSchemaValidationTests {
     @Test
     void theSchemaOfTheStartersScriptPassesTheCheck() {
         this.runner.run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aSchemaWithoutTheSchedulesTableStartsAndItsScheduleCallsSaySoUnlessTheApplicationDeclaresSchedules() {
+        try {
+            this.backend.execute("DROP TABLE taskinfo_schedule");
+            this.runner.run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThatExceptionOfType(DelayTaskException.class)
+                    .isThrownBy(() -> context.getBean(DelayTaskService.class)
+                        .saveSchedule(TaskSchedule.every("nightly", Duration.ofHours(1)).build()))
+                    .withMessageContaining("the delay-task schema lacks the table taskinfo_schedule");
+            });
+            this.runner.withBean(TaskSchedule.class, () -> TaskSchedule.every("nightly", Duration.ofHours(1)).build())
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("declares recurring schedules [nightly]")
+                        .hasMessageContaining("lacks the table taskinfo_schedule");
+                });
+        }
+        finally {
+            this.backend.applicationRunner()
+                .withPropertyValues("delay-task.jdbc.initialize-schema=always", "delay-task.listener.enabled=false")
+                .run((context) -> assertThat(context).hasNotFailed());
+        }
     }
 
     @Test
