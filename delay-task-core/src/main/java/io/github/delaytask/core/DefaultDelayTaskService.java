@@ -495,8 +495,8 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     private Schedules schedules() {
         Schedules schedules = this.schedules;
         if (schedules == null) {
-            throw new IllegalStateException("Recurring schedules are off (delay-task.schedules.enabled=false), or "
-                    + "this service was made without them");
+            throw new IllegalStateException("This DelayTaskService was given no recurring schedules: a Schedules "
+                    + "bean of the application's own does not reach it (see setSchedules)");
         }
         return schedules;
     }

@@ -11,7 +11,7 @@ import io.github.delaytask.store.StoredSchedule;
  * catch-up policy says, and the time it goes on from.
  * @param times the times whose tasks to store, each a task's execute time and the time its business key names
  * @param nextTime the first time whose task is not stored, the schedule's next time from then on
- * @param missed how many times it missed, at least: those beyond {@link #MAX_CATCH_UP} are not counted one by one
+ * @param missed how many times it missed; more than {@link #MAX_CATCH_UP} when there were more, which are not counted
  * @param stored how many of the missed times have a task
  */
 record ScheduleRound(List<Long> times, long nextTime, long missed, int stored) {
@@ -36,9 +36,9 @@ record ScheduleRound(List<Long> times, long nextTime, long missed, int stored) {
         long time = row.nextTime();
         while (time < cutoff) {
             if (missed.size() == MAX_CATCH_UP) {
-                // far too many to list: go on from the first time on time, and count the rest as one
+                // far too many to list: go on from the first time on time
                 time = schedule.after(cutoff - 1);
-                missedCount++;
+                missedCount = MAX_CATCH_UP + 1;
                 break;
             }
             missed.add(time);

@@ -61,7 +61,8 @@ final class ScheduleTimes {
      * A cron expression's next time, read on the wall clock of its zone: a wall-clock time comes once, so a daily
      * job neither runs twice in the night the clocks go back (it runs at the first coming of its time) nor skips the
      * night they go forward (a time the clocks skip runs at the moment they skip to). Spring's own reading of a
-     * zoned time does both, as does {@code @Scheduled}.
+     * zoned time does both, as does {@code @Scheduled}. A schedule first looked at within the repeated hour (saved
+     * or resumed then) runs a time of that hour at its second coming, as its first passed before it was looked at.
      */
     private long cronAfter(long time) {
         ZoneId zone = this.schedule.getZone();

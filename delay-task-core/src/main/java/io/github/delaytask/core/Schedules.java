@@ -9,6 +9,7 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -69,9 +70,9 @@ public class Schedules {
      */
     public boolean save(TaskSchedule schedule) {
         Assert.notNull(schedule, "Schedule must not be null");
-        return keptAfter(change(schedule.getName(), "save", (stored, now) -> {
+        return keptAfter(schedule.getName(), change(schedule.getName(), "save", (stored, now) -> {
             if (stored == null) {
-                return inserted(new StoredSchedule(schedule, State.ACTIVE, null, first(schedule, now), 1));
+                return inserted(new StoredSchedule(schedule, State.ACTIVE, null, first(schedule, now), 0));
             }
             if (stored.schedule().equals(schedule)) {
                 return Outcome.UNCHANGED;
@@ -90,7 +91,7 @@ public class Schedules {
             String digest = digest(schedule);
             change(schedule.getName(), "declare", (stored, now) -> {
                 if (stored == null) {
-                    return inserted(new StoredSchedule(schedule, State.ACTIVE, digest, first(schedule, now), 1));
+                    return inserted(new StoredSchedule(schedule, State.ACTIVE, digest, first(schedule, now), 0));
                 }
                 State state = (stored.state() == State.UNDECLARED) ? State.ACTIVE : stored.state();
                 if (digest.equals(stored.declaration())) {
@@ -123,13 +124,26 @@ public class Schedules {
 
     /** {@link DelayTaskService#resumeSchedule}. */
     public boolean resume(String name) {
-        return keptAfter(change(name, "resume", (stored, now) -> (stored != null && stored.state() != State.ACTIVE)
-                ? setState(stored, State.ACTIVE, now) : Outcome.UNCHANGED));
+        return keptAfter(name, change(name, "resume", (stored, now) -> (stored != null
+                && stored.state() != State.ACTIVE) ? setState(stored, State.ACTIVE, now) : Outcome.UNCHANGED));
     }
 
-    private boolean keptAfter(boolean changed) {
+    /**
+     * Store the tasks of a schedule just saved or resumed, once its change committed, rather than at the next look:
+     * the change stands whether this works or not, and the next look does it otherwise.
+     */
+    private boolean keptAfter(String name, boolean changed) {
         if (changed) {
-            keep();
+            try {
+                long now = this.clock.millis();
+                StoredSchedule stored = this.store.find(name);
+                if (stored != null && stored.state() == State.ACTIVE && stored.nextTime() <= now + this.horizon) {
+                    keep(stored, now);
+                }
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Could not store the first tasks of schedule '" + name + "'; the next look does", ex);
+            }
         }
         return changed;
     }
@@ -192,9 +206,12 @@ public class Schedules {
             return true;
         });
         if (mine && round.missed() > 0) {
-            logger.warn("Schedule '" + due.name() + "' missed " + round.missed() + ((round.missed() > 1) ? " times"
-                    : " time") + " from " + Instant.ofEpochMilli(due.nextTime()) + " (no instance stored their "
-                    + "tasks); as its catch-up is " + due.schedule().getCatchUp() + ", " + round.stored() + " of them "
+            String missed = (round.missed() > ScheduleRound.MAX_CATCH_UP) ? "more than "
+                    + ScheduleRound.MAX_CATCH_UP + " times" : round.missed() + ((round.missed() > 1) ? " times"
+                            : " time");
+            logger.warn("Schedule '" + due.name() + "' missed " + missed + " from " + Instant.ofEpochMilli(
+                    due.nextTime()) + " (no instance stored their tasks); as its catch-up is "
+                    + due.schedule().getCatchUp() + ", " + round.stored() + " of them "
                     + ((round.stored() == 1) ? "runs" : "run") + " now");
         }
         return mine ? round.times().size() : 0;
@@ -221,8 +238,14 @@ public class Schedules {
         return Outcome.CHANGED;
     }
 
+    /**
+     * Store a new schedule at a version of its own: a look that read the schedule of the same name before it was
+     * removed must not take this one for it.
+     */
     private Outcome inserted(StoredSchedule schedule) {
-        return this.store.insert(schedule) ? Outcome.CHANGED : Outcome.LOST;
+        int version = ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE / 2);
+        return this.store.insert(new StoredSchedule(schedule.schedule(), schedule.state(), schedule.declaration(),
+                schedule.nextTime(), version)) ? Outcome.CHANGED : Outcome.LOST;
     }
 
     /** Pause (and cancel the tasks still to come), or resume from the first time after now. */

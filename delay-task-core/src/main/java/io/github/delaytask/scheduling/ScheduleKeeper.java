@@ -71,7 +71,8 @@ public class ScheduleKeeper implements SmartLifecycle {
                 throw new IllegalStateException("The application declares recurring schedules " + names()
                         + ", but the delay-task schema lacks the " + missing.get(0));
             }
-            logger.info("The delay-task schema lacks the " + missing.get(0) + "; schedules are off until it is added");
+            logger.info("The delay-task schema lacks the " + missing.get(0) + "; this instance looks at no schedule "
+                    + "until it starts again with the table there");
             return;
         }
         this.running = true;

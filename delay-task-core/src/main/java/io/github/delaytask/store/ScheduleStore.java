@@ -22,7 +22,7 @@ public interface ScheduleStore {
     List<StoredSchedule> findDue(long until);
 
     /**
-     * Store a new schedule, at version 1.
+     * Store a new schedule, at the row's version.
      * @return false if a schedule has its name
      */
     boolean insert(StoredSchedule schedule);
@@ -40,7 +40,10 @@ public interface ScheduleStore {
      */
     boolean delete(String name, int version);
 
-    /** Run the work in one transaction, the caller's if it has one, on the task store's data source. */
+    /**
+     * Run the work in a transaction of its own on the task store's data source, committed when it returns, whatever
+     * transaction the caller has: a retry after a lost race then reads what the winner committed.
+     */
     <T> T inTransaction(Supplier<T> work);
 
     /**

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The decisions of {@link Schedules} on an in-memory twin of the store, on a clock the test moves: which instance stores a
- * time's task, what a change cancels, and what a declaration changes.
+ * The decisions of {@link Schedules} on an in-memory twin of the store, on a clock the test moves: which instance
+ * stores a time's task, what a change cancels, and what a declaration changes.
  */
 class SchedulesTests {
 
@@ -78,6 +78,21 @@ class SchedulesTests {
     }
 
     @Test
+    void aLookThatReadAScheduleBeforeItWasRemovedAndSavedAgainLeavesTheNewOneAlone() {
+        this.schedules.save(TaskSchedule.every("tick", Duration.ofSeconds(10)).build());
+        this.clock.instant = NOW.plusSeconds(15);
+        StoredSchedule read = this.store.find("tick");
+        this.schedules.remove("tick");
+        TaskSchedule again = TaskSchedule.every("tick", Duration.ofMinutes(5)).build();
+        this.schedules.save(again);
+        this.tasks.added.clear();
+        Schedules late = new Schedules(new StaleDue(this.store, read), this.tasks, this.clock, HORIZON);
+        assertThat(late.keep()).isZero();
+        assertThat(this.tasks.added).isEmpty();
+        assertThat(this.store.find("tick").schedule()).isEqualTo(again);
+    }
+
+    @Test
     void savingTheSameScheduleAgainChangesNothing() {
         this.schedules.save(TaskSchedule.every("tick", Duration.ofSeconds(10)).build());
         int version = this.store.find("tick").version();
@@ -109,15 +124,17 @@ class SchedulesTests {
     }
 
     @Test
-    void aPausedScheduleIsNotLookedAtAndAResumedOneGoesOnFromItsNextTimeAfterNow() {
+    void aPausedScheduleIsNotLookedAtAndAResumedOneGoesOnFromItsNextTimeAfterNowSkippingThoseMissed() {
         this.schedules.save(TaskSchedule.every("tick", Duration.ofSeconds(10)).build());
         this.tasks.added.clear();
         assertThat(this.schedules.pause("tick")).isTrue();
         assertThat(this.tasks.cancelled).hasSize(2);
         assertThat(this.schedules.keep()).isZero();
+        // resumed ten minutes later: the times missed while paused are skipped, whatever its catch-up
+        this.clock.instant = NOW.plusSeconds(600);
         assertThat(this.schedules.resume("tick")).isTrue();
         assertThat(this.tasks.added).extracting(DelayTask::getExecuteTime)
-            .containsExactly(NOW.plusSeconds(10).toEpochMilli(), NOW.plusSeconds(20).toEpochMilli());
+            .containsExactly(NOW.plusSeconds(610).toEpochMilli(), NOW.plusSeconds(620).toEpochMilli());
     }
 
     /** An in-memory twin of the schedules' table: the version fences every write. */

@@ -58,6 +58,8 @@ import io.github.delaytask.store.mybatis.MybatisTaskStore;
 import io.github.delaytask.store.mybatis.TableNames;
 import io.github.delaytask.store.mybatis.TaskInfoLogMapper;
 import io.github.delaytask.store.mybatis.TaskInfoMapper;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import io.micrometer.observation.ObservationRegistry;
 import org.mybatis.spring.SqlSessionTemplate;
 
@@ -473,6 +475,8 @@ final class DelayTaskConfigurations {
     @Configuration(proxyBeanMethods = false)
     static class SchedulesConfiguration {
 
+        private static final Log logger = LogFactory.getLog(SchedulesConfiguration.class);
+
         @Bean
         @ConditionalOnMissingBean
         ScheduleStore delayTaskScheduleStore(SqlSessionTemplate sqlSessionTemplate,
@@ -490,7 +494,12 @@ final class DelayTaskConfigurations {
         @Bean
         @ConditionalOnMissingBean
         Schedules delayTaskSchedules(ScheduleStore store, DelayTaskService service, DelayTaskProperties properties,
-                BeanFactory beanFactory) {
+                ObjectProvider<TaskSchedule> declared, BeanFactory beanFactory) {
+            List<String> names = declared.orderedStream().map(TaskSchedule::getName).toList();
+            if (!properties.getSchedules().isEnabled() && !names.isEmpty()) {
+                logger.warn("delay-task.schedules.enabled is false: this instance neither stores the declared "
+                        + "schedules " + names + " nor adds their tasks; instances with it on do");
+            }
             Duration interval = properties.getSchedules().getCheckInterval();
             Assert.isTrue(interval.compareTo(Duration.ofSeconds(1)) >= 0,
                     () -> "delay-task.schedules.check-interval is " + interval + ": at least 1s");
@@ -507,8 +516,15 @@ final class DelayTaskConfigurations {
         @ConditionalOnBooleanProperty(name = "delay-task.schedules.enabled", matchIfMissing = true)
         ScheduleKeeper delayTaskScheduleKeeper(Schedules schedules, ScheduleStore store,
                 ObjectProvider<TaskSchedule> declared, DelayTaskProperties properties) {
-            return new ScheduleKeeper(schedules, store, declared.orderedStream().toList(),
-                    properties.getSchedules().getCheckInterval());
+            List<TaskSchedule> declarations = declared.orderedStream().toList();
+            long maxParameters = properties.getMaxParametersSize().toBytes();
+            for (TaskSchedule schedule : declarations) {
+                byte[] parameters = schedule.getParameters();
+                Assert.isTrue(parameters == null || parameters.length <= maxParameters, () -> "The TaskSchedule bean "
+                        + "of schedule '" + schedule.getName() + "' has parameters of " + parameters.length
+                        + " bytes: at most delay-task.max-parameters-size, " + maxParameters);
+            }
+            return new ScheduleKeeper(schedules, store, declarations, properties.getSchedules().getCheckInterval());
         }
 
     }

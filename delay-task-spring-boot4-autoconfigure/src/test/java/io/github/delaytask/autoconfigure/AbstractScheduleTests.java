@@ -3,9 +3,15 @@ package io.github.delaytask.autoconfigure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import com.baomidou.mybatisplus.core.incrementer.DefaultIdentifierGenerator;
 import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
@@ -27,6 +33,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -130,7 +138,7 @@ public abstract class AbstractScheduleTests {
                 .until(() -> System.currentTimeMillis() > next + tolerance + 2_000 + 200);
             long restartedAt = System.currentTimeMillis();
             // the times surely missed: older than the tolerance when the first look after the restart began
-            List<Long> missed = new java.util.ArrayList<>();
+            List<Long> missed = new ArrayList<>();
             for (long time = next; time < restartedAt - tolerance; time += 1000) {
                 missed.add(time);
             }
@@ -161,12 +169,12 @@ public abstract class AbstractScheduleTests {
             .withPropertyValues("delay-task.schedules.check-interval=5s")
             .run((a) -> {
                 DelayTaskService changer = admin.getBean(DelayTaskService.class);
-                // saved where no schedule is looked at: the task of its first time is stored at once, as it is due
-                // within the horizon of the instance that saved it
-                assertThat(changer.saveSchedule(TaskSchedule.every(name, Duration.ofSeconds(4)).taskType(TICKS)
+                // saved where no schedule is looked at: the task of its first time, its only one within the horizon
+                // of the instance that saved it, is stored at once
+                assertThat(changer.saveSchedule(TaskSchedule.every(name, Duration.ofSeconds(15)).taskType(TICKS)
                     .parameters(name + ":v1")
                     .build())).isTrue();
-                long first = find(changer, name).nextTime().toEpochMilli() - 4000;
+                long first = find(changer, name).nextTime().toEpochMilli() - 15_000;
                 long pending = changer.findTask(TaskSchedule.bizKeyOf(name, first))
                     .map(TaskDetails::taskId)
                     .orElseThrow();
@@ -175,9 +183,8 @@ public abstract class AbstractScheduleTests {
                     .build())).isTrue();
                 assertThat(changer.findTask(pending)).map(TaskDetails::status).contains(TaskStatus.CANCELLED);
                 await().atMost(Duration.ofSeconds(20)).until(() -> runs.times(name).size() >= 3);
+                // the instance that handles the tasks runs the new definition's, and never the old one's
                 assertThat(runs.parameters(name)).containsOnly(name + ":v2");
-                assertThat(find(a.getBean(DelayTaskService.class), name).schedule().getInterval())
-                    .isEqualTo(Duration.ofSeconds(1));
             }));
     }
 
@@ -191,8 +198,8 @@ public abstract class AbstractScheduleTests {
                 .build());
             await().atMost(Duration.ofSeconds(20)).until(() -> !runs.times(name).isEmpty());
 
-            long pausedAt = System.currentTimeMillis();
             assertThat(service.pauseSchedule(name)).isTrue();
+            long pausedAt = System.currentTimeMillis();
             assertThat(service.pauseSchedule(name)).isFalse();
             assertThat(find(service, name).paused()).isTrue();
             // its tasks of later times were cancelled: none of them runs, over three of its intervals
@@ -207,6 +214,55 @@ public abstract class AbstractScheduleTests {
             assertThat(service.removeSchedule(name)).isTrue();
             assertThat(service.removeSchedule(name)).isFalse();
             assertThat(service.findSchedules()).noneMatch((stored) -> stored.schedule().getName().equals(name));
+        });
+    }
+
+    @Test
+    void concurrentSavesOfOneNewScheduleStoreItOnceAndEachReturns() throws Exception {
+        String name = name("raced");
+        TaskSchedule schedule = TaskSchedule.every(name, Duration.ofHours(1)).taskType(TICKS).build();
+        admin().run((admin) -> {
+            DelayTaskService service = admin.getBean(DelayTaskService.class);
+            ExecutorService threads = Executors.newFixedThreadPool(8);
+            try {
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Boolean>> saves = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    saves.add(threads.submit(() -> {
+                        start.await();
+                        return service.saveSchedule(schedule);
+                    }));
+                }
+                start.countDown();
+                List<Boolean> stored = new ArrayList<>();
+                for (Future<Boolean> save : saves) {
+                    stored.add(save.get(30, TimeUnit.SECONDS));
+                }
+                // one stored it; the others found it stored as they would store it
+                assertThat(stored).containsOnlyOnce(true);
+                assertThat(service.findSchedules()).filteredOn((found) -> found.schedule().getName().equals(name))
+                    .singleElement()
+                    .extracting(ScheduleDetails::schedule)
+                    .isEqualTo(schedule);
+            }
+            finally {
+                threads.shutdownNow();
+            }
+        });
+    }
+
+    @Test
+    void aScheduleSavedWithinACallersTransactionIsStoredInATransactionOfItsOwn() {
+        String name = name("own");
+        admin().run((admin) -> {
+            DelayTaskService service = admin.getBean(DelayTaskService.class);
+            TransactionTemplate transaction = new TransactionTemplate(
+                    admin.getBean(PlatformTransactionManager.class));
+            transaction.executeWithoutResult((status) -> {
+                service.saveSchedule(TaskSchedule.every(name, Duration.ofHours(1)).taskType(TICKS).build());
+                status.setRollbackOnly();
+            });
+            assertThat(find(service, name)).isNotNull();
         });
     }
 

@@ -16,6 +16,7 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -32,18 +33,23 @@ public class JdbcScheduleStore implements ScheduleStore {
 
     private final TransactionTemplate transactions;
 
+    private final TransactionTemplate savepoints;
+
     private final TableNames tables;
 
     private final RowMapper<StoredSchedule> rows = this::row;
 
     /**
      * @param jdbc on the task store's data source
-     * @param transactions on the task store's data source, joining a caller's transaction
+     * @param transactions on the task store's data source, of which this store takes the manager
      * @param tables the names of the tables
      */
     public JdbcScheduleStore(JdbcTemplate jdbc, TransactionTemplate transactions, TableNames tables) {
         this.jdbc = jdbc;
-        this.transactions = transactions;
+        this.transactions = new TransactionTemplate(transactions.getTransactionManager());
+        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.savepoints = new TransactionTemplate(transactions.getTransactionManager());
+        this.savepoints.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
         this.tables = tables;
     }
 
@@ -69,11 +75,13 @@ public class JdbcScheduleStore implements ScheduleStore {
     public boolean insert(StoredSchedule row) {
         TaskSchedule schedule = row.schedule();
         try {
-            return this.jdbc.update(sql("INSERT INTO taskinfo_schedule (" + COLUMNS
-                    + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"), schedule.getName(), schedule.getTaskType(),
-                    schedule.getPriority(), schedule.getCron(), zoneId(schedule), intervalMillis(schedule),
-                    schedule.getParameters(), schedule.getCatchUp().name(), row.declaration(), row.state().ordinal(),
-                    row.nextTime()) == 1;
+            // behind a savepoint: on PostgreSQL a statement that fails ends the transaction it ran in
+            return Boolean.TRUE.equals(this.savepoints.execute((status) -> this.jdbc.update(sql(
+                    "INSERT INTO taskinfo_schedule (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                    schedule.getName(), schedule.getTaskType(), schedule.getPriority(), schedule.getCron(),
+                    zoneId(schedule), intervalMillis(schedule), schedule.getParameters(),
+                    schedule.getCatchUp().name(), row.declaration(), row.state().ordinal(), row.nextTime(),
+                    row.version()) == 1));
         }
         catch (DuplicateKeyException ex) {
             return false;
