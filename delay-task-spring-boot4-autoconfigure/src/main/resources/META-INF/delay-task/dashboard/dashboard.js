@@ -260,6 +260,70 @@
         refresh();
     }
 
+    // ---- schedules ------------------------------------------------------------------------------------------------
+
+    /** When a schedule runs: its cron expression and zone, or its interval. */
+    function scheduleWhen(schedule) {
+        return schedule.cron ? schedule.cron + ' (' + schedule.zone + ')'
+            : 'every ' + formatDuration(schedule.interval);
+    }
+
+    /** The schedules, or the section hidden where they cannot be read (a schema without their table). */
+    function renderSchedules(schedules) {
+        $('schedules-section').hidden = !schedules;
+        if (!schedules) {
+            return;
+        }
+        const rows = schedules.map((schedule) => el('tr', { 'data-schedule': schedule.name },
+            el('td', {}, schedule.name),
+            el('td', {}, scheduleWhen(schedule)),
+            el('td', {}, typeLabel(schedule.taskType, schedule.taskName)),
+            el('td', {}, schedule.priority),
+            el('td', {}, schedule.catchUp.toLowerCase()),
+            el('td', {}, schedule.paused ? '' : formatTime(schedule.nextTime)),
+            el('td', {}, el('span', { class: schedule.paused ? 'state paused' : 'state' },
+                schedule.paused ? 'paused' : 'running')),
+            el('td', {}, schedule.declaredInCode ? 'code' : 'run time'),
+            el('td', { class: 'actions' },
+                schedule.paused
+                    ? button('Resume', 'resume', () => changeSchedule(schedule, 'resume'),
+                        'Add its tasks again, from its next time after now')
+                    : button('Pause', 'pause', () => changeSchedule(schedule, 'pause'),
+                        'Add no more of its tasks, and cancel those still to come'),
+                ' ',
+                button('Remove', 'remove danger', () => changeSchedule(schedule, 'remove'),
+                    'Remove it, and cancel its tasks still to come'))));
+        $('schedules').tBodies[0].replaceChildren(...(rows.length ? rows
+            : [el('tr', {}, el('td', { colspan: 9, class: 'empty' }, 'No schedule is stored.'))]));
+    }
+
+    /** What each change of a schedule asks before it is made: every one reaches every instance at once. */
+    const SCHEDULE_QUESTIONS = {
+        pause: (name) => 'Pause schedule ' + name + '? Its tasks still to come are cancelled.',
+        resume: (name) => 'Resume schedule ' + name + '? It goes on from its next time after now.',
+        remove: (name, schedule) => 'Remove schedule ' + name + '?' + (schedule.declaredInCode
+            ? ' It is declared in code: the next instance that starts stores it again.' : '')
+    };
+
+    async function changeSchedule(schedule, action) {
+        if (!window.confirm(SCHEDULE_QUESTIONS[action](schedule.name, schedule))) {
+            return;
+        }
+        const response = await call('POST', '/schedules/' + encodeURIComponent(schedule.name), { action: action });
+        const name = 'schedule ' + schedule.name;
+        if (!response.ok) {
+            say(name + ': ' + refusal(response), true);
+        }
+        else if (action === 'remove') {
+            say(name + ' is removed');
+        }
+        else {
+            say(name + (response.data.schedule && response.data.schedule.paused ? ' is paused' : ' is running')
+                + (response.data.status === 'UNCHANGED' ? ' already' : ''));
+        }
+        refresh();
+    }
+
     // ---- chart ----------------------------------------------------------------------------------------------------
 
     /** The smallest of 1, 2, 5 times a power of ten at least the value, so that the axis reads well. */
@@ -462,6 +526,7 @@
                 return;
             }
             renderQueues(overview.data);
+            renderSchedules(overview.data.schedules);
             renderChart(overview.data.activity);
             if (dead.ok) {
                 renderDead(dead.data);

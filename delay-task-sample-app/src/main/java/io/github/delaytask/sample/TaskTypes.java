@@ -16,6 +16,9 @@ public final class TaskTypes {
     /** Delivers one notification to the partner's webhook, retried by the starter; the payload is the notification. */
     public static final int WEBHOOK = 3;
 
+    /** Settles the day's paid orders, at each time of the {@code daily-settlement} schedule; no payload. */
+    public static final int DAILY_SETTLEMENT = 4;
+
     private TaskTypes() {
     }
 

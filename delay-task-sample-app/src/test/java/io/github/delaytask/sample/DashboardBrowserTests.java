@@ -132,6 +132,14 @@ class DashboardBrowserTests {
             .contains("WebhookService.deliver")
             .contains("running");
 
+        // the sample's recurring schedule, declared in code
+        WebElement settlement = this.browser
+            .findElement(By.cssSelector("#schedules tr[data-schedule='daily-settlement']"));
+        assertThat(settlement.getText()).contains("0 30 1 * * * (Asia/Shanghai)")
+            .contains("settlement (" + TaskTypes.DAILY_SETTLEMENT + ")")
+            .contains("running")
+            .contains("code");
+
         By deadRow = By.cssSelector("#dead tr[data-task-id='" + taskId + "']");
         onThePage(() -> assertThat(this.browser.findElement(deadRow).getText()).contains("503 Service Unavailable")
             .contains("webhook:"));

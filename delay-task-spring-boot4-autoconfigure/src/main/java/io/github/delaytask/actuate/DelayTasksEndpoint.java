@@ -1,6 +1,7 @@
 package io.github.delaytask.actuate;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -11,7 +12,9 @@ import java.util.function.Supplier;
 
 import io.github.delaytask.DelayTaskException;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.ScheduleDetails;
 import io.github.delaytask.TaskDetails;
+import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.core.QueueOverview.QueueSummary;
@@ -31,14 +34,13 @@ import org.springframework.lang.Nullable;
 
 /**
  * The {@code delaytasks} Actuator endpoint: what each queue holds in Redis and in the database, one task, the dead
- * tasks newest first, changes of one task by hand (requeue, cancel, run now, reschedule) and of one queue (pause,
- * resume, requeue its dead tasks).
+ * tasks newest first, the recurring schedules, changes of one task by hand (requeue, cancel, run now, reschedule), of
+ * one queue (pause, resume, requeue its dead tasks) and of one schedule (pause, resume, remove).
  * <p>
  * Paths below the endpoint: {@code tasks/{taskId}} (read and change), {@code keys/{businessKey}} (read),
- * {@code dead?page=&size=} and
- * {@code queues/{taskType}/{priority}} (change). A change takes a
- * JSON body, {@code {"action": "reschedule", "executeTime": "2026-12-03T10:00:00Z"}}, which a cross-site form cannot
- * send.
+ * {@code dead?page=&size=}, {@code queues/{taskType}/{priority}} (change) and {@code schedules/{name}} (change). A
+ * change takes a JSON body, {@code {"action": "reschedule", "executeTime": "2026-12-03T10:00:00Z"}}, which a
+ * cross-site form cannot send.
  */
 @Endpoint(id = "delaytasks")
 public class DelayTasksEndpoint {
@@ -76,6 +78,12 @@ public class DelayTasksEndpoint {
     /** Make every dead task of a queue live again, due now. */
     public static final String REQUEUE_DEAD = "requeue-dead";
 
+    /** The path segment of one recurring schedule, which is paused or resumed as a queue is. */
+    public static final String SCHEDULES = "schedules";
+
+    /** Remove a recurring schedule. */
+    public static final String REMOVE = "remove";
+
     static final int DEFAULT_PAGE_SIZE = 20;
 
     private final DelayTaskService service;
@@ -91,6 +99,8 @@ public class DelayTasksEndpoint {
     private final Show showParameters;
 
     private final Set<String> roles;
+
+    private final ScheduleActions schedules;
 
     /**
      * An endpoint that shows no task's parameters.
@@ -118,6 +128,7 @@ public class DelayTasksEndpoint {
         this.clock = clock;
         this.showParameters = showParameters;
         this.roles = Set.copyOf(roles);
+        this.schedules = new ScheduleActions(service, overview::names);
     }
 
     /** Whether the caller may see tasks' parameters. */
@@ -127,7 +138,8 @@ public class DelayTasksEndpoint {
 
     @ReadOperation
     public QueuesDescriptor delayTasks() {
-        return new QueuesDescriptor(this.overview.queues(), this.lastReload.get(), this.activity.snapshot());
+        return new QueuesDescriptor(this.overview.queues(), this.lastReload.get(), this.activity.snapshot(),
+                this.schedules.list());
     }
 
     /**
@@ -199,21 +211,31 @@ public class DelayTasksEndpoint {
     }
 
     /**
-     * Changes one task by hand.
-     * @param collection {@value #TASKS}
-     * @param taskId the task's id
-     * @param action {@value #REQUEUE}, {@value #CANCEL}, {@value #RUN_NOW} or {@value #RESCHEDULE}
+     * Changes one task ({@value #TASKS}) or one recurring schedule ({@value #SCHEDULES}) by hand. One operation
+     * serves both paths, as Actuator maps one write per path shape.
+     * @param collection {@value #TASKS} or {@value #SCHEDULES}
+     * @param id the task's id, or the schedule's name
+     * @param action for a task {@value #REQUEUE}, {@value #CANCEL}, {@value #RUN_NOW} or {@value #RESCHEDULE}; for a
+     * schedule {@value #PAUSE}, {@value #RESUME} or {@value #REMOVE}
      * @param executeTime the new execute time, ISO-8601, for {@value #RESCHEDULE} only
-     * @return the outcome, or {@code null} if the task is unknown
+     * @return a {@link ChangeDescriptor} or a {@link ScheduleChangeDescriptor}, or {@code null} if the task or the
+     * schedule is unknown
+     * @throws InvalidEndpointRequestException if a task id is not a number
      */
     @WriteOperation
     @Nullable
-    public ChangeDescriptor changeTask(SecurityContext securityContext, @Selector String collection,
-            @Selector long taskId, String action, @Nullable String executeTime) {
-        boolean parameters = showsParameters(securityContext);
-        if (!TASKS.equals(collection)) {
-            return null;
+    public OperationResponseBody change(SecurityContext securityContext, @Selector String collection,
+            @Selector String id, String action, @Nullable String executeTime) {
+        if (TASKS.equals(collection)) {
+            return changeTask(securityContext, taskId(id), action, executeTime);
         }
+        return SCHEDULES.equals(collection) ? this.schedules.change(id, action, executeTime) : null;
+    }
+
+    @Nullable
+    private ChangeDescriptor changeTask(SecurityContext securityContext, long taskId, String action,
+            @Nullable String executeTime) {
+        boolean parameters = showsParameters(securityContext);
         Instant newTime;
         try {
             newTime = newExecuteTime(action, executeTime);
@@ -371,13 +393,56 @@ public class DelayTasksEndpoint {
     }
 
     /**
-     * Every queue known to the cluster.
+     * Every queue known to the cluster, and the recurring schedules.
      * @param queues the queues, by task type then priority
      * @param lastReload the last run of the reload job on this instance, or {@code null}
      * @param activity what this instance ran over the last minutes
+     * @param schedules the stored schedules, by name, or {@code null} where they cannot be read (a schema without
+     * their table)
      */
     public record QueuesDescriptor(List<QueueSummary> queues, @Nullable ReloadRun lastReload,
-            RecentActivity.Activity activity) implements OperationResponseBody {
+            RecentActivity.Activity activity, @Nullable List<ScheduleDescriptor> schedules)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * A stored recurring schedule.
+     * @param name its name
+     * @param cron its cron expression, or {@code null} for an interval
+     * @param zone the time zone of its cron expression, or {@code null}
+     * @param interval its interval, or {@code null} for a cron expression
+     * @param taskType the type of its tasks
+     * @param priority the priority of its tasks
+     * @param catchUp what it does about times missed
+     * @param paused whether it adds no task
+     * @param nextTime the first of its times whose task is not stored yet
+     * @param declaredInCode whether a {@code TaskSchedule} bean declared it
+     * @param taskName the task type's readable name, or {@code null} if no listener of this instance names it
+     */
+    public record ScheduleDescriptor(String name, @Nullable String cron, @Nullable String zone,
+            @Nullable Duration interval, int taskType, int priority, TaskSchedule.CatchUp catchUp, boolean paused,
+            Instant nextTime, boolean declaredInCode, @Nullable String taskName) implements OperationResponseBody {
+
+        static ScheduleDescriptor of(ScheduleDetails details, @Nullable String taskName) {
+            TaskSchedule schedule = details.schedule();
+            return new ScheduleDescriptor(schedule.getName(), schedule.getCron(),
+                    (schedule.getZone() != null) ? schedule.getZone().getId() : null, schedule.getInterval(),
+                    schedule.getTaskType(), schedule.getPriority(), schedule.getCatchUp(), details.paused(),
+                    details.nextTime(), details.declaredInCode(), taskName);
+        }
+
+    }
+
+    /**
+     * The outcome of a change of a recurring schedule by hand.
+     * @param name the schedule's name
+     * @param action the action asked for
+     * @param status what happened
+     * @param schedule the schedule after the change, or {@code null} once removed or for an invalid request
+     * @param reason why the request was refused, or {@code null}
+     */
+    public record ScheduleChangeDescriptor(String name, String action, ChangeStatus status,
+            @Nullable ScheduleDescriptor schedule, @Nullable String reason) implements OperationResponseBody {
     }
 
     /**
@@ -447,10 +512,10 @@ public class DelayTasksEndpoint {
      */
     public enum ChangeStatus {
 
-        /** The task or queue changed. */
+        /** The task, queue or schedule changed. */
         CHANGED,
 
-        /** The queue was as asked already: paused, not paused, or without dead tasks to requeue. */
+        /** The queue or schedule was as asked already: paused, not paused, or without dead tasks to requeue. */
         UNCHANGED,
 
         /** The task's state does not allow the action. */

@@ -4,6 +4,7 @@ import io.github.delaytask.actuate.DelayTasksEndpoint.ChangeDescriptor;
 import io.github.delaytask.actuate.DelayTasksEndpoint.ChangeStatus;
 import io.github.delaytask.actuate.DelayTasksEndpoint.DeadTasksDescriptor;
 import io.github.delaytask.actuate.DelayTasksEndpoint.QueueChangeDescriptor;
+import io.github.delaytask.actuate.DelayTasksEndpoint.ScheduleChangeDescriptor;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -46,18 +47,25 @@ public class DelayTasksEndpointWebExtension {
     }
 
     /**
-     * Changes one task; the request's body is {@code {"action": "..."}}, with {@code "executeTime"} for a
-     * reschedule. Actuator accepts only a JSON body for an operation with parameters beyond the path, so a cross-site
-     * form post is refused (415).
+     * Changes one task or one recurring schedule; the request's body is {@code {"action": "..."}}, with
+     * {@code "executeTime"} for a task's reschedule. Actuator accepts only a JSON body for an operation with
+     * parameters beyond the path, so a cross-site form post is refused (415).
      */
     @WriteOperation
-    public WebEndpointResponse<ChangeDescriptor> changeTask(SecurityContext securityContext,
-            @Selector String collection, @Selector long taskId, String action, @Nullable String executeTime) {
-        ChangeDescriptor change = this.delegate.changeTask(securityContext, collection, taskId, action, executeTime);
-        if (change == null) {
+    public WebEndpointResponse<OperationResponseBody> change(SecurityContext securityContext,
+            @Selector String collection, @Selector String id, String action, @Nullable String executeTime) {
+        OperationResponseBody change = this.delegate.change(securityContext, collection, id, action, executeTime);
+        ChangeStatus outcome;
+        if (change instanceof ChangeDescriptor task) {
+            outcome = task.status();
+        }
+        else if (change instanceof ScheduleChangeDescriptor schedule) {
+            outcome = schedule.status();
+        }
+        else {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        int status = switch (change.status()) {
+        int status = switch (outcome) {
             case NOT_ALLOWED -> STATUS_CONFLICT;
             case INVALID_REQUEST -> WebEndpointResponse.STATUS_BAD_REQUEST;
             case CHANGED, UNCHANGED -> WebEndpointResponse.STATUS_OK;

@@ -3,6 +3,7 @@ package io.github.delaytask.autoconfigure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -14,6 +15,7 @@ import com.jayway.jsonpath.JsonPath;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.actuate.DelayTasksEndpoint;
@@ -94,6 +96,7 @@ class DelayTasksEndpointTests {
             JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
             jdbc.update("DELETE FROM taskinfo");
             jdbc.update("DELETE FROM taskinfo_logs");
+            jdbc.update("DELETE FROM taskinfo_schedule");
         });
         this.backend.deleteRedisKeys();
     }
@@ -437,6 +440,47 @@ class DelayTasksEndpointTests {
     }
 
     @Test
+    void listsTheSchedulesAndPausesResumesAndRemovesOne() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            service.saveSchedule(TaskSchedule.cron("nightly-report", "0 0 3 * * *", ZoneId.of("Asia/Shanghai"))
+                .taskType(NO_LISTENER)
+                .catchUp(TaskSchedule.CatchUp.SKIP)
+                .build());
+            MockMvc mvc = mvc(context);
+            mvc.perform(get("/actuator/delaytasks"))
+                .andExpect(jsonPath("$.schedules[0].name").value("nightly-report"))
+                .andExpect(jsonPath("$.schedules[0].cron").value("0 0 3 * * *"))
+                .andExpect(jsonPath("$.schedules[0].zone").value("Asia/Shanghai"))
+                .andExpect(jsonPath("$.schedules[0].taskType").value(NO_LISTENER))
+                .andExpect(jsonPath("$.schedules[0].catchUp").value("SKIP"))
+                .andExpect(jsonPath("$.schedules[0].paused").value(false))
+                .andExpect(jsonPath("$.schedules[0].declaredInCode").value(false));
+            mvc.perform(changeSchedule("nightly-report", "{\"action\": \"pause\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.status").value("CHANGED"))
+                .andExpect(jsonPath("$.schedule.paused").value(true));
+            mvc.perform(changeSchedule("nightly-report", "{\"action\": \"pause\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.status").value("UNCHANGED"));
+            mvc.perform(changeSchedule("nightly-report", "{\"action\": \"resume\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.schedule.paused").value(false));
+            mvc.perform(changeSchedule("nightly-report", "{\"action\": \"cancel\"}"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.reason").value(org.hamcrest.Matchers.containsString("\"remove\"")));
+            mvc.perform(changeSchedule("nightly-report", "{\"action\": \"remove\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.status").value("CHANGED"))
+                .andExpect(jsonPath("$.schedule").doesNotExist());
+            assertThat(service.findSchedules()).isEmpty();
+            mvc.perform(changeSchedule("nightly-report", "{\"action\": \"resume\"}"))
+                .andExpect(status().isNotFound());
+            mvc.perform(get("/actuator/delaytasks")).andExpect(jsonPath("$.schedules").isEmpty());
+        });
+    }
+
+    @Test
     void pausesAndResumesAQueueOnEveryInstanceAndSaysWhenItWasSoAlready() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
@@ -587,6 +631,11 @@ class DelayTasksEndpointTests {
     /** A change as the README shows it: a POST with a JSON body. */
     private static MockHttpServletRequestBuilder change(long taskId, String body) {
         return post("/actuator/delaytasks/tasks/{id}", taskId).contentType(MediaType.APPLICATION_JSON).content(body);
+    }
+
+    private static MockHttpServletRequestBuilder changeSchedule(String name, String body) {
+        return post("/actuator/delaytasks/schedules/{name}", name).contentType(MediaType.APPLICATION_JSON)
+            .content(body);
     }
 
     private static MockHttpServletRequestBuilder changeQueue(int taskType, int priority, String body) {

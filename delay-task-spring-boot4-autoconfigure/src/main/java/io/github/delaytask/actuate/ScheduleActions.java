@@ -1,0 +1,95 @@
+package io.github.delaytask.actuate;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import io.github.delaytask.DelayTaskService;
+import io.github.delaytask.ScheduleDetails;
+import io.github.delaytask.actuate.DelayTasksEndpoint.ChangeStatus;
+import io.github.delaytask.actuate.DelayTasksEndpoint.ScheduleChangeDescriptor;
+import io.github.delaytask.actuate.DelayTasksEndpoint.ScheduleDescriptor;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.lang.Nullable;
+
+/**
+ * The recurring schedules as the {@code delaytasks} endpoint shows and changes them.
+ */
+final class ScheduleActions {
+
+    private static final Log logger = LogFactory.getLog(ScheduleActions.class);
+
+    private final DelayTaskService service;
+
+    private final Supplier<Map<Integer, String>> names;
+
+    /**
+     * @param names the readable names of the task types this instance listens to
+     */
+    ScheduleActions(DelayTaskService service, Supplier<Map<Integer, String>> names) {
+        this.service = service;
+        this.names = names;
+    }
+
+    /**
+     * Every stored schedule, or {@code null} where none can be read: a schema without their table, or a service
+     * without schedules; the rest of the overview is shown all the same.
+     */
+    @Nullable
+    List<ScheduleDescriptor> list() {
+        try {
+            Map<Integer, String> names = this.names.get();
+            return this.service.findSchedules().stream().map((schedule) -> describe(schedule, names)).toList();
+        }
+        catch (RuntimeException ex) {
+            if (logger.isDebugEnabled()) {
+                logger.debug("The delaytasks endpoint shows no schedules: they could not be read", ex);
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Pause, resume or remove a schedule, on every instance.
+     * @return the outcome, or {@code null} if no schedule has the name
+     */
+    @Nullable
+    ScheduleChangeDescriptor change(String name, String action, @Nullable String executeTime) {
+        if (!DelayTasksEndpoint.PAUSE.equals(action) && !DelayTasksEndpoint.RESUME.equals(action)
+                && !DelayTasksEndpoint.REMOVE.equals(action)) {
+            return new ScheduleChangeDescriptor(name, action, ChangeStatus.INVALID_REQUEST, null, "unknown action '"
+                    + action + "'; the actions of a schedule are \"" + DelayTasksEndpoint.PAUSE + "\", \""
+                    + DelayTasksEndpoint.RESUME + "\" and \"" + DelayTasksEndpoint.REMOVE + "\"");
+        }
+        if (executeTime != null) {
+            return new ScheduleChangeDescriptor(name, action, ChangeStatus.INVALID_REQUEST, null,
+                    "executeTime goes with a task's \"" + DelayTasksEndpoint.RESCHEDULE + "\" only");
+        }
+        if (find(name) == null) {
+            return null;
+        }
+        boolean changed = switch (action) {
+            case DelayTasksEndpoint.PAUSE -> this.service.pauseSchedule(name);
+            case DelayTasksEndpoint.RESUME -> this.service.resumeSchedule(name);
+            default -> this.service.removeSchedule(name);
+        };
+        ScheduleDetails after = find(name);
+        return new ScheduleChangeDescriptor(name, action, changed ? ChangeStatus.CHANGED : ChangeStatus.UNCHANGED,
+                (after != null) ? describe(after, this.names.get()) : null, null);
+    }
+
+    private static ScheduleDescriptor describe(ScheduleDetails schedule, Map<Integer, String> names) {
+        return ScheduleDescriptor.of(schedule, names.get(schedule.schedule().getTaskType()));
+    }
+
+    @Nullable
+    private ScheduleDetails find(String name) {
+        return this.service.findSchedules().stream()
+            .filter((schedule) -> schedule.schedule().getName().equals(name))
+            .findFirst()
+            .orElse(null);
+    }
+
+}
