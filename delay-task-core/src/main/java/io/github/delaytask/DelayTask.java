@@ -111,7 +111,8 @@ public class DelayTask {
 
     /**
      * Business key, such as {@code order:123:timeout}: unique among live tasks. Adding a task whose key is live
-     * returns the existing task's id and stores nothing new. At most {@link #MAX_BIZ_KEY_LENGTH} characters.
+     * returns the existing task's id and stores nothing new. At most {@link #MAX_BIZ_KEY_LENGTH} characters. A
+     * handler, or a caller of {@code poll}, is given the key of its task here.
      */
     public @Nullable String getBizKey() {
         return this.bizKey;

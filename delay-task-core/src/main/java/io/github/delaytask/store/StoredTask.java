@@ -16,14 +16,21 @@ import io.github.delaytask.core.QueueId;
  * @param leaseUntil while a consumer holds it, when its lease ends (epoch ms, Redis time); otherwise null
  * @param traceContext the context its add carried (the trace's, the application's), as text; read by claims while
  * observations are on or the application carries context, null otherwise
+ * @param bizKey its business key, or null; read by claims, for its handler
  */
 public record StoredTask(long taskId, int taskType, int priority, long executeTime, byte[] parameters, int version,
-        int attempts, Long leaseUntil, String traceContext) {
+        int attempts, Long leaseUntil, String traceContext, String bizKey) {
 
-    /** A task without a trace context. */
+    /** A task without a trace context or a business key. */
     public StoredTask(long taskId, int taskType, int priority, long executeTime, byte[] parameters, int version,
             int attempts, Long leaseUntil) {
-        this(taskId, taskType, priority, executeTime, parameters, version, attempts, leaseUntil, null);
+        this(taskId, taskType, priority, executeTime, parameters, version, attempts, leaseUntil, null, null);
+    }
+
+    /** A task without a business key. */
+    public StoredTask(long taskId, int taskType, int priority, long executeTime, byte[] parameters, int version,
+            int attempts, Long leaseUntil, String traceContext) {
+        this(taskId, taskType, priority, executeTime, parameters, version, attempts, leaseUntil, traceContext, null);
     }
 
     public QueueId queue() {
@@ -38,6 +45,7 @@ public record StoredTask(long taskId, int taskType, int priority, long executeTi
     public DelayTask toDelayTask() {
         DelayTask task = new DelayTask(this.taskType, this.priority, this.executeTime, this.parameters);
         task.setTaskId(this.taskId);
+        task.setBizKey(this.bizKey);
         return task;
     }
 
@@ -49,7 +57,7 @@ public record StoredTask(long taskId, int taskType, int priority, long executeTi
     /** The same task after a successful claim. */
     public StoredTask claimed(long leaseUntil) {
         return new StoredTask(this.taskId, this.taskType, this.priority, this.executeTime, this.parameters,
-                this.version + 1, this.attempts, leaseUntil, this.traceContext);
+                this.version + 1, this.attempts, leaseUntil, this.traceContext, this.bizKey);
     }
 
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -130,6 +131,28 @@ public abstract class AbstractDelayTaskIntegrationTests {
             assertThat(listeners.received.get(id).getParametersAsString()).isEqualTo("hi");
             assertThat(count(context, "SELECT COUNT(*) FROM taskinfo WHERE task_id = " + id)).isZero();
             await().atMost(Duration.ofSeconds(5)).until(() -> redisSizes(context, RECORDED)[2] == 0);
+        });
+    }
+
+    @Test
+    void aHandlerAndAPollAreToldTheirTasksBusinessKey() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            String key = "order:" + UUID.randomUUID() + ":timeout";
+            long id = service.addTask(DelayTask.builder(RECORDED).bizKey(key).build());
+            long withoutKey = service.addTask(DelayTask.builder(RECORDED).build());
+            Listeners listeners = context.getBean(Listeners.class);
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> listeners.received.containsKey(id) && listeners.received.containsKey(withoutKey));
+            assertThat(listeners.received.get(id).getBizKey()).isEqualTo(key);
+            assertThat(listeners.received.get(withoutKey).getBizKey()).isNull();
+
+            String polledKey = "order:" + UUID.randomUUID() + ":polled";
+            service.addTask(DelayTask.builder(NO_LISTENER).bizKey(polledKey).build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                DelayTask polled = service.poll(NO_LISTENER, 0);
+                return polled != null && polledKey.equals(polled.getBizKey());
+            });
         });
     }
 

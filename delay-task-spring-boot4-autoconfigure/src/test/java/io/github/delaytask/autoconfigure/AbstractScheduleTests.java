@@ -24,6 +24,7 @@ import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.TaskSchedule.CatchUp;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.testsupport.TestBackend;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,6 +104,7 @@ public abstract class AbstractScheduleTests {
                 await().atMost(Duration.ofSeconds(30)).until(() -> runs.times(name).size() >= 8);
                 List<Long> times = runs.times(name);
                 assertThat(runs.times(name)).doesNotHaveDuplicates();
+                assertThat(runs.keysNameTheirTimes(name)).isTrue();
                 for (int i = 1; i < 8; i++) {
                     assertThat(times.get(i) - times.get(i - 1)).as("time %d after time %d", i, i - 1)
                         .isEqualTo(1000);
@@ -311,7 +313,7 @@ public abstract class AbstractScheduleTests {
 
     /**
      * What the handlers of every instance of a test ran. The tasks of a schedule have its name in their parameters
-     * here, and their execute time is the schedule's time they are for.
+     * here, their execute time is the schedule's time they are for, and their business key names both.
      */
     static final class Runs {
 
@@ -330,9 +332,14 @@ public abstract class AbstractScheduleTests {
             return of(name).stream().map(Run::parameters).toList();
         }
 
+        /** Whether each run's business key names the schedule and the time it ran for. */
+        boolean keysNameTheirTimes(String name) {
+            return of(name).stream().allMatch((run) -> TaskSchedule.bizKeyOf(name, run.time()).equals(run.key()));
+        }
+
     }
 
-    record Run(String instance, long time, String parameters) {
+    record Run(String instance, long time, String parameters, @Nullable String key) {
 
     }
 
@@ -351,7 +358,7 @@ public abstract class AbstractScheduleTests {
         void run(DelayTask task) {
             byte[] parameters = task.getParameters();
             this.runs.runs.add(new Run(this.instance, task.getExecuteTime(),
-                    (parameters != null) ? new String(parameters, StandardCharsets.UTF_8) : ""));
+                    (parameters != null) ? new String(parameters, StandardCharsets.UTF_8) : "", task.getBizKey()));
         }
 
     }

@@ -42,7 +42,7 @@ abstract class BatchedStatements implements DatabaseStatements {
 
     // MySQL and MariaDB range-scan this OR form; a row comparison they would not
     private static final String FIND_DUE = "SELECT task_id, task_type, priority, execute_time, NULL, version, "
-            + "attempts, lease_until FROM taskinfo WHERE execute_time <= ? AND (execute_time > ? "
+            + "attempts, lease_until, NULL FROM taskinfo WHERE execute_time <= ? AND (execute_time > ? "
             + "OR (execute_time = ? AND task_id > ?)) ORDER BY execute_time, task_id LIMIT ?";
 
     protected final JdbcTemplate jdbc;

@@ -1,5 +1,6 @@
 package io.github.delaytask.store.mybatis;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -28,7 +29,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 interface DatabaseStatements {
 
     /** The columns of a live task, in the order {@link #storedTask} maps them. */
-    String LIVE_COLUMNS = "task_id, task_type, priority, execute_time, parameters, version, attempts, lease_until";
+    String LIVE_COLUMNS = "task_id, task_type, priority, execute_time, parameters, version, attempts, lease_until, "
+            + "biz_key";
 
     /**
      * The columns of a live task with its carried context, in the order {@link #tracedTask} maps them; read only
@@ -177,14 +179,19 @@ interface DatabaseStatements {
 
     /** Maps the columns of {@link #TRACED_COLUMNS}, in that order. */
     static StoredTask tracedTask(ResultSet row, int number) throws SQLException {
-        return liveTask(row, row.getString(9));
+        return liveTask(row, row.getString(10));
     }
 
     private static StoredTask liveTask(ResultSet row, String traceContext) throws SQLException {
         long leaseUntil = row.getLong(8);
         Long lease = row.wasNull() ? null : leaseUntil;
         return new StoredTask(row.getLong(1), row.getInt(2), row.getInt(3), row.getLong(4), row.getBytes(5),
-                row.getInt(6), row.getInt(7), lease, traceContext);
+                row.getInt(6), row.getInt(7), lease, traceContext, bizKey(row.getObject(9)));
+    }
+
+    /** A business key as read: the bytes of its UTF-8 on MySQL and MariaDB, text elsewhere. */
+    private static String bizKey(Object key) {
+        return (key instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : (String) key;
     }
 
 }

@@ -822,7 +822,7 @@ public class MybatisTaskStore implements TaskStore {
     private static StoredTask toStoredTask(TaskInfo row) {
         return new StoredTask(row.getTaskId(), row.getTaskType(), row.getPriority(), row.getExecuteTime(),
                 row.getParameters(), row.getVersion(), (row.getAttempts() != null) ? row.getAttempts() : 0,
-                row.getLeaseUntil());
+                row.getLeaseUntil(), null, row.getBizKey());
     }
 
 }

@@ -34,7 +34,7 @@ final class PostgreSqlStatements implements DatabaseStatements {
             + "FROM (SELECT task_id FROM taskinfo WHERE task_id = ANY (?) AND execute_time <= ? "
             + "AND (lease_until IS NULL OR lease_until <= ?) FOR UPDATE SKIP LOCKED) c WHERE t.task_id = c.task_id "
             + "RETURNING t.task_id, t.task_type, t.priority, t.execute_time, t.parameters, t.version, t.attempts, "
-            + "t.lease_until";
+            + "t.lease_until, t.biz_key";
 
     private static final String CLAIM_DUE_TRACED = CLAIM_DUE + ", t.trace_context";
 
@@ -71,7 +71,7 @@ final class PostgreSqlStatements implements DatabaseStatements {
             + "FROM task";
 
     private static final String FIND_DUE = "SELECT task_id, task_type, priority, execute_time, NULL, version, "
-            + "attempts, lease_until FROM taskinfo WHERE execute_time <= ? AND (execute_time, task_id) > (?, ?) "
+            + "attempts, lease_until, NULL FROM taskinfo WHERE execute_time <= ? AND (execute_time, task_id) > (?, ?) "
             + "ORDER BY execute_time, task_id LIMIT ?";
 
     // the rows are picked oldest first by the purge's partial index (status <> 0 lets the planner use it whatever
