@@ -291,6 +291,8 @@
                     : button('Pause', 'pause', () => changeSchedule(schedule, 'pause'),
                         'Add no more of its tasks, and cancel those still to come'),
                 ' ',
+                button('Edit', 'edit', () => editSchedule(schedule), 'Put it in the form below to change it'),
+                ' ',
                 button('Remove', 'remove danger', () => changeSchedule(schedule, 'remove'),
                     'Remove it, and cancel its tasks still to come'))));
         $('schedules').tBodies[0].replaceChildren(...(rows.length ? rows
@@ -320,6 +322,54 @@
         else {
             say(name + (response.data.schedule && response.data.schedule.paused ? ' is paused' : ' is running')
                 + (response.data.status === 'UNCHANGED' ? ' already' : ''));
+        }
+        refresh();
+    }
+
+    /** Puts a schedule in the form, to be changed and saved again; its parameters stay unless new ones are typed. */
+    function editSchedule(schedule) {
+        $('schedule-name').value = schedule.name;
+        $('schedule-kind').value = schedule.cron ? 'cron' : 'interval';
+        $('schedule-when').value = schedule.cron || schedule.interval;
+        $('schedule-zone').value = schedule.zone || '';
+        $('schedule-type').value = schedule.taskType;
+        $('schedule-priority').value = schedule.priority;
+        $('schedule-catch-up').value = schedule.catchUp;
+        $('schedule-parameters').value = '';
+        $('schedule-name').focus();
+    }
+
+    async function saveSchedule(event) {
+        event.preventDefault();
+        const name = $('schedule-name').value.trim();
+        const body = {
+            name: name,
+            taskType: Number($('schedule-type').value),
+            priority: Number($('schedule-priority').value || 0),
+            catchUp: $('schedule-catch-up').value
+        };
+        const when = $('schedule-when').value.trim();
+        if ($('schedule-kind').value === 'cron') {
+            body.cron = when;
+            body.zone = $('schedule-zone').value.trim() || Intl.DateTimeFormat().resolvedOptions().timeZone;
+        }
+        else {
+            body.interval = when;
+        }
+        const parameters = $('schedule-parameters').value;
+        if (parameters) {
+            body.parameters = parameters;
+        }
+        if (!window.confirm('Save schedule ' + name + '? Every instance follows it at once; the tasks of its old '
+            + 'times still to come are cancelled.')) {
+            return;
+        }
+        const response = await call('POST', '', body);
+        if (!response.ok) {
+            say('schedule ' + name + ': ' + refusal(response), true);
+        }
+        else {
+            say('schedule ' + name + (response.data.status === 'UNCHANGED' ? ' is as saved already' : ' is saved'));
         }
         refresh();
     }
@@ -562,6 +612,8 @@
             deadPage += 1;
             refresh();
         });
+        $('schedule-form').addEventListener('submit', saveSchedule);
+        $('schedule-save').disabled = !writable;
         $('search').addEventListener('submit', (event) => {
             event.preventDefault();
             const query = $('search-input').value.trim();

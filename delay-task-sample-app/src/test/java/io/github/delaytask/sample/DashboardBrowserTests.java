@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
@@ -174,6 +175,43 @@ class DashboardBrowserTests {
         this.browser.findElement(queueRow).findElement(By.cssSelector("button.resume")).click();
         answer(true);
         await().atMost(Duration.ofSeconds(10)).until(() -> !this.tasks.isQueuePaused(TaskTypes.WEBHOOK, 0));
+    }
+
+    @Test
+    void savingAScheduleFromThePageAsksFirstAndListsItWhichThenPausesFromItsRow() {
+        String name = "sweep-" + UUID.randomUUID().toString().substring(0, 8);
+        By scheduleRow = By.cssSelector("#schedules tr[data-schedule='" + name + "']");
+        this.browser.get("http://127.0.0.1:" + this.port + "/delay-task");
+        onThePage(() -> assertThat(this.browser.findElement(By.id("schedule-form")).isDisplayed()).isTrue());
+        try {
+            this.browser.findElement(By.id("schedule-name")).sendKeys(name);
+            ((JavascriptExecutor) this.browser).executeScript("arguments[0].value = 'interval'",
+                    this.browser.findElement(By.id("schedule-kind")));
+            this.browser.findElement(By.id("schedule-when")).sendKeys("1h");
+            this.browser.findElement(By.id("schedule-type")).sendKeys(String.valueOf(TaskTypes.DAILY_SETTLEMENT));
+            this.browser.findElement(By.id("schedule-save")).click();
+            answer(false);
+            assertThat(stored(name)).as("saved, though turned down").isFalse();
+            this.browser.findElement(By.id("schedule-save")).click();
+            answer(true);
+            await().atMost(Duration.ofSeconds(10)).until(() -> stored(name));
+            onThePage(() -> assertThat(this.browser.findElement(scheduleRow).getText()).contains("every 1.0 h")
+                .contains("running")
+                .contains("run time"));
+            this.browser.findElement(scheduleRow).findElement(By.cssSelector("button.pause")).click();
+            answer(true);
+            onThePage(() -> assertThat(this.browser.findElement(scheduleRow).getText()).contains("paused"));
+            assertThat(this.tasks.findSchedules()).filteredOn((schedule) -> schedule.schedule().getName().equals(name))
+                .singleElement()
+                .satisfies((schedule) -> assertThat(schedule.paused()).isTrue());
+        }
+        finally {
+            this.tasks.removeSchedule(name);
+        }
+    }
+
+    private boolean stored(String name) {
+        return this.tasks.findSchedules().stream().anyMatch((schedule) -> schedule.schedule().getName().equals(name));
     }
 
     /** Answers the question the page asks before a change. */

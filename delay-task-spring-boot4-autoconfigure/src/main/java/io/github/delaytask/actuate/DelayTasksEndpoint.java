@@ -84,6 +84,9 @@ public class DelayTasksEndpoint {
     /** Remove a recurring schedule. */
     public static final String REMOVE = "remove";
 
+    /** Store a recurring schedule, or change it. */
+    public static final String SAVE = "save";
+
     static final int DEFAULT_PAGE_SIZE = 20;
 
     private final DelayTaskService service;
@@ -140,6 +143,28 @@ public class DelayTasksEndpoint {
     public QueuesDescriptor delayTasks() {
         return new QueuesDescriptor(this.overview.queues(), this.lastReload.get(), this.activity.snapshot(),
                 this.schedules.list());
+    }
+
+    /**
+     * Store a recurring schedule, or change the stored one of its name, on every instance: the body of a
+     * {@code POST} to the endpoint itself, such as {@code {"name": "nightly-report", "cron": "0 0 3 * * *",
+     * "zone": "Asia/Shanghai", "taskType": 7}} or {@code {"name": "sync-prices", "interval": "5m", "taskType": 8}}.
+     * @param name the schedule's name
+     * @param cron its cron expression, with {@code zone}; or {@code null} with an {@code interval}
+     * @param zone the time zone of its cron expression
+     * @param interval its interval ({@code 5m}, {@code PT5M}); or {@code null} with a {@code cron} expression
+     * @param taskType the type of its tasks
+     * @param priority the priority of its tasks; 0 if {@code null}
+     * @param parameters the parameters of its tasks, as UTF-8 text, empty for none; {@code null} keeps those of the
+     * stored schedule
+     * @param catchUp {@code ONCE} (if {@code null}), {@code EACH} or {@code SKIP}
+     * @return the outcome, {@code INVALID_REQUEST} with the reason for a definition that is not valid
+     */
+    @WriteOperation
+    public ScheduleChangeDescriptor saveSchedule(String name, @Nullable String cron, @Nullable String zone,
+            @Nullable String interval, @Nullable Integer taskType, @Nullable Integer priority,
+            @Nullable String parameters, @Nullable String catchUp) {
+        return this.schedules.save(name, cron, zone, interval, taskType, priority, parameters, catchUp);
     }
 
     /**

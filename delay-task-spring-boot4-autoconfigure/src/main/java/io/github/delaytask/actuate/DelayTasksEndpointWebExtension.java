@@ -74,6 +74,20 @@ public class DelayTasksEndpointWebExtension {
     }
 
     /**
+     * Stores or changes a recurring schedule: 200 with the schedule as stored, 400 with the reason for a definition
+     * that is not valid.
+     */
+    @WriteOperation
+    public WebEndpointResponse<ScheduleChangeDescriptor> saveSchedule(String name, @Nullable String cron,
+            @Nullable String zone, @Nullable String interval, @Nullable Integer taskType, @Nullable Integer priority,
+            @Nullable String parameters, @Nullable String catchUp) {
+        ScheduleChangeDescriptor change = this.delegate.saveSchedule(name, cron, zone, interval, taskType, priority,
+                parameters, catchUp);
+        return new WebEndpointResponse<>(change, (change.status() == ChangeStatus.INVALID_REQUEST)
+                ? WebEndpointResponse.STATUS_BAD_REQUEST : WebEndpointResponse.STATUS_OK);
+    }
+
+    /**
      * Changes one queue, on every instance; the request's body is {@code {"action": "pause"}}, {@code "resume"} or
      * {@code "requeue-dead"}. 200 with whether it is paused now and how many tasks were requeued, also when it was as
      * asked already; 400 for another action; 404 for a queue the cluster does not know.

@@ -1,17 +1,23 @@
 package io.github.delaytask.actuate;
 
+import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.ZoneId;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.ScheduleDetails;
+import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.actuate.DelayTasksEndpoint.ChangeStatus;
 import io.github.delaytask.actuate.DelayTasksEndpoint.ScheduleChangeDescriptor;
 import io.github.delaytask.actuate.DelayTasksEndpoint.ScheduleDescriptor;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.lang.Nullable;
 
 /**
@@ -82,6 +88,74 @@ final class ScheduleActions {
 
     private static ScheduleDescriptor describe(ScheduleDetails schedule, Map<Integer, String> names) {
         return ScheduleDescriptor.of(schedule, names.get(schedule.schedule().getTaskType()));
+    }
+
+    /**
+     * Store a schedule, or change the stored one of its name, on every instance.
+     * @param interval an interval as Boot reads one ({@code 5m}, {@code PT5M}), or {@code null} for a cron expression
+     * @param parameters UTF-8 text, empty for none; {@code null} keeps those of the stored schedule
+     * @param catchUp {@code ONCE}, {@code EACH} or {@code SKIP}; {@code null} for {@code ONCE}
+     */
+    ScheduleChangeDescriptor save(String name, @Nullable String cron, @Nullable String zone, @Nullable String interval,
+            @Nullable Integer taskType, @Nullable Integer priority, @Nullable String parameters,
+            @Nullable String catchUp) {
+        boolean changed;
+        try {
+            changed = this.service.saveSchedule(definition(name, cron, zone, interval, taskType, priority,
+                    parameters, catchUp));
+        }
+        catch (IllegalArgumentException | DateTimeException ex) {
+            return new ScheduleChangeDescriptor(name, DelayTasksEndpoint.SAVE, ChangeStatus.INVALID_REQUEST, null,
+                    ex.getMessage());
+        }
+        ScheduleDetails after = find(name);
+        return new ScheduleChangeDescriptor(name, DelayTasksEndpoint.SAVE,
+                changed ? ChangeStatus.CHANGED : ChangeStatus.UNCHANGED,
+                (after != null) ? describe(after, this.names.get()) : null, null);
+    }
+
+    private TaskSchedule definition(String name, @Nullable String cron, @Nullable String zone,
+            @Nullable String interval, @Nullable Integer taskType, @Nullable Integer priority,
+            @Nullable String parameters, @Nullable String catchUp) {
+        if ((cron == null) == (interval == null)) {
+            throw new IllegalArgumentException("a schedule has either a \"cron\" expression (with its \"zone\") or an "
+                    + "\"interval\", such as \"5m\"");
+        }
+        if (taskType == null) {
+            throw new IllegalArgumentException("a schedule needs the \"taskType\" of its tasks");
+        }
+        TaskSchedule.Builder builder;
+        if (cron != null) {
+            if (zone == null) {
+                throw new IllegalArgumentException("a cron expression needs the \"zone\" it is read in, such as "
+                        + "\"Asia/Shanghai\"");
+            }
+            builder = TaskSchedule.cron(name, cron, ZoneId.of(zone));
+        }
+        else {
+            builder = TaskSchedule.every(name, DurationStyle.detectAndParse(interval));
+        }
+        builder.taskType(taskType).priority((priority != null) ? priority : 0);
+        if (catchUp != null) {
+            builder.catchUp(catchUpOf(catchUp));
+        }
+        if (parameters != null) {
+            builder.parameters(parameters.isEmpty() ? null : parameters.getBytes(StandardCharsets.UTF_8));
+        }
+        else {
+            ScheduleDetails stored = find(name);
+            builder.parameters((stored != null) ? stored.schedule().getParameters() : null);
+        }
+        return builder.build();
+    }
+
+    private static TaskSchedule.CatchUp catchUpOf(String catchUp) {
+        try {
+            return TaskSchedule.CatchUp.valueOf(catchUp.toUpperCase(Locale.ROOT));
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("catchUp '" + catchUp + "' is none of \"ONCE\", \"EACH\" and \"SKIP\"");
+        }
     }
 
     @Nullable

@@ -481,6 +481,45 @@ class DelayTasksEndpointTests {
     }
 
     @Test
+    void storesAndChangesASchedulePostedToTheEndpointAndRefusesAnInvalidOne() {
+        this.runner.run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            MockMvc mvc = mvc(context);
+            mvc.perform(saveSchedule("{\"name\": \"sync-prices\", \"interval\": \"5m\", \"taskType\": "
+                    + NO_LISTENER + ", \"parameters\": \"all\", \"catchUp\": \"skip\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.status").value("CHANGED"))
+                .andExpect(jsonPath("$.schedule.interval").value("PT5M"))
+                .andExpect(jsonPath("$.schedule.catchUp").value("SKIP"));
+            assertThat(service.findSchedules()).singleElement()
+                .satisfies((stored) -> assertThat(stored.schedule().getParameters()).asString().isEqualTo("all"));
+            // a change without parameters keeps the stored ones
+            mvc.perform(saveSchedule("{\"name\": \"sync-prices\", \"cron\": \"0 */5 * * * *\", \"zone\": "
+                    + "\"Asia/Shanghai\", \"taskType\": " + NO_LISTENER + "}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.status").value("CHANGED"))
+                .andExpect(jsonPath("$.schedule.cron").value("0 */5 * * * *"))
+                .andExpect(jsonPath("$.schedule.interval").doesNotExist());
+            assertThat(service.findSchedules()).singleElement().satisfies((stored) -> {
+                assertThat(stored.schedule().getParameters()).asString().isEqualTo("all");
+                assertThat(stored.schedule().getCatchUp()).isEqualTo(TaskSchedule.CatchUp.ONCE);
+            });
+            mvc.perform(saveSchedule("{\"name\": \"bad\", \"cron\": \"0 0 3 * *\", \"zone\": \"UTC\", "
+                    + "\"taskType\": 1}"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.status").value("INVALID_REQUEST"))
+                .andExpect(jsonPath("$.reason").value(org.hamcrest.Matchers.containsString("invalid cron expression")));
+            mvc.perform(saveSchedule("{\"name\": \"bad\", \"interval\": \"5m\"}"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.reason").value(org.hamcrest.Matchers.containsString("taskType")));
+            mvc.perform(saveSchedule("{\"name\": \"bad\", \"cron\": \"0 0 3 * * *\", \"zone\": \"Mars/Base\", "
+                    + "\"taskType\": 1}"))
+                .andExpect(status().isBadRequest());
+            assertThat(service.findSchedules()).hasSize(1);
+        });
+    }
+
+    @Test
     void pausesAndResumesAQueueOnEveryInstanceAndSaysWhenItWasSoAlready() {
         this.runner.run((context) -> {
             DelayTaskService service = context.getBean(DelayTaskService.class);
@@ -631,6 +670,10 @@ class DelayTasksEndpointTests {
     /** A change as the README shows it: a POST with a JSON body. */
     private static MockHttpServletRequestBuilder change(long taskId, String body) {
         return post("/actuator/delaytasks/tasks/{id}", taskId).contentType(MediaType.APPLICATION_JSON).content(body);
+    }
+
+    private static MockHttpServletRequestBuilder saveSchedule(String body) {
+        return post("/actuator/delaytasks").contentType(MediaType.APPLICATION_JSON).content(body);
     }
 
     private static MockHttpServletRequestBuilder changeSchedule(String name, String body) {
