@@ -183,8 +183,9 @@ abstract class AbstractDynamicDataSourceTests {
             // a request of tenant 7 adds, and cancels one of its tasks
             ShopTenant.set(7L);
             try {
-                cancelled = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).delay(Duration.ofMillis(300)).build());
-                keyed = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).delay(Duration.ofMillis(300))
+                // due soon, and in Redis, but not before the cancels below on a busy machine
+                cancelled = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).delay(Duration.ofSeconds(5)).build());
+                keyed = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).delay(Duration.ofSeconds(5))
                     .bizKey("notice-7-a").build());
                 moved = tasks.addTask(DelayTask.builder(ShopContract.NOTICE).delay(Duration.ofHours(1))
                     .bizKey("notice-7-b").build());
