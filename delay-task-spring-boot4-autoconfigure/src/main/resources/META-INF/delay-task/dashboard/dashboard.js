@@ -360,8 +360,9 @@
         if (parameters) {
             body.parameters = parameters;
         }
-        if (!window.confirm('Save schedule ' + name + '? Every instance follows it at once; the tasks of its old '
-            + 'times still to come are cancelled.')) {
+        const described = body.cron ? body.cron + ' in ' + body.zone : 'every ' + body.interval;
+        if (!window.confirm('Save schedule ' + name + ' (' + described + ')? Every instance follows it at once; the tasks '
+            + 'of its old times still to come are cancelled.')) {
             return;
         }
         const response = await call('POST', '', body);
@@ -369,7 +370,8 @@
             say('schedule ' + name + ': ' + refusal(response), true);
         }
         else {
-            say('schedule ' + name + (response.data.status === 'UNCHANGED' ? ' is as saved already' : ' is saved'));
+            say('schedule ' + name + (response.data && response.data.status === 'UNCHANGED'
+                ? ' is as saved already' : ' is saved'));
         }
         refresh();
     }

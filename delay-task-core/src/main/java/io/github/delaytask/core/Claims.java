@@ -60,8 +60,6 @@ public final class Claims {
 
     private final DatabaseDispatch database;
 
-    private final long claimTimeoutMillis;
-
     private final RedisLosses losses;
 
     /**
@@ -81,18 +79,6 @@ public final class Claims {
      */
     public Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
             DueSignals signals, Pauses pauses, ConsumedQueues consumed, Duration databasePollInterval) {
-        this(store, queues, lease, clock, events, signals, pauses, consumed, databasePollInterval,
-                Duration.ofMillis(Long.MAX_VALUE));
-    }
-
-    /**
-     * @param claimTimeout how long a queue's claim may go unanswered by Redis before the database dispatches the
-     * queue; a claim that failed has it dispatched from the database at once
-     */
-    public Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
-            DueSignals signals, Pauses pauses, ConsumedQueues consumed, Duration databasePollInterval,
-            Duration claimTimeout) {
-        this.claimTimeoutMillis = claimTimeout.toMillis();
         Assert.isTrue(lease.compareTo(MIN_LEASE) >= 0, () -> "delay-task.lease (" + lease + ") must be at least "
                 + MIN_LEASE + ": a shorter lease can run out before a claimed task's handler starts");
         this.store = store;
@@ -149,21 +135,14 @@ public final class Claims {
     }
 
     /**
-     * Whether a claim is only late: its answer comes in a later round, and is no sign yet of a Redis that does not
-     * answer, until it has waited the claim timeout.
-     */
-    private boolean lateOnly(RuntimeException error) {
-        return error instanceof TaskQueues.ClaimNotAnswered late && late.unansweredMillis() < this.claimTimeoutMillis;
-    }
-
-    /**
      * Add the claims of the queues whose Redis does not answer their claims to what Redis gave; a queue whose claim
      * just failed in Redis is claimed from the database from the next round on.
      */
     private Batches withDatabase(Batches fromRedis, Map<QueueId, Integer> own) {
         Map<QueueId, Batch> takenOver = new HashMap<>();
         fromRedis.failed().forEach((queue, error) -> {
-            Batch none = lateOnly(error) ? null : this.database.takeOver(queue);
+            // a claim only late is no sign of a Redis that does not answer: its answer comes in a later round
+            Batch none = (error instanceof TaskQueues.ClaimNotAnswered) ? null : this.database.takeOver(queue);
             if (none != null) {
                 takenOver.put(queue, none);
             }

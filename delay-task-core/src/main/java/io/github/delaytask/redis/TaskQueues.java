@@ -61,12 +61,6 @@ public class TaskQueues {
     private final boolean cluster;
 
     /**
-     * The longest a claim round waits for one Redis server that does not answer (the database dispatches its queues
-     * then): a stopped server's commands wait out the command timeout, a minute unless set.
-     */
-    private volatile long claimTimeoutMillis = Long.MAX_VALUE;
-
-    /**
      * How long a claim of many queues waits for the slowest servers once the first answered, at the least: twice as
      * long as the first took, if that is longer.
      */
@@ -127,14 +121,6 @@ public class TaskQueues {
                         : DEFAULT_COMMAND_TIMEOUT_MILLIS;
         this.cluster = LETTUCE && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
                 && lettuce.isClusterAware();
-    }
-
-    /**
-     * Bound how long a claim round waits for a Redis server that does not answer, whatever the command timeout: the
-     * claim is then {@linkplain ClaimNotAnswered not answered}, and its answer taken by a later round.
-     */
-    public void setClaimTimeout(Duration claimTimeout) {
-        this.claimTimeoutMillis = claimTimeout.toMillis();
     }
 
     /**
@@ -331,9 +317,9 @@ public class TaskQueues {
             this.slowUntil.entrySet().removeIf((entry) -> entry.getValue() - now < 0);
             toSend.keySet().stream().filter(this.slowUntil::containsKey).forEach(slow::add);
         }
-        if (toSend.size() == 1 && !this.cluster && this.commandTimeoutMillis <= this.claimTimeoutMillis) {
+        if (toSend.size() == 1 && !this.cluster) {
             // a pipeline costs more than the call for one queue; on a Cluster the call must not wait for a stalled
-            // master longer than a round of many queues does, nor on one server longer than the claim timeout
+            // master longer than a round of many queues does
             toSend.forEach((queue, max) -> {
                 try {
                     claimed.put(queue, claim(queue, max, lease, timed.contains(queue)));
@@ -443,24 +429,15 @@ public class TaskQueues {
     }
 
     /**
-     * The claim of a queue its server has not answered yet: on a Cluster, a master that stalls or failed, though the
-     * other queues' servers have answered; on one server, one that has not answered for the claim timeout. The queue
-     * is not claimed in this round, and a later round takes the answer.
+     * The claim of a queue its server has not answered yet, though the other queues' servers have (on a Cluster, a
+     * master that stalls or failed): the queue is not claimed in this round, and a later round takes the answer.
      */
     public static final class ClaimNotAnswered extends QueryTimeoutException {
 
-        private final long sentAt;
-
         ClaimNotAnswered(QueueId queue, long sentAt) {
             super("Redis has not answered the claim of " + queue + " for "
-                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt) + " ms; a later round takes its "
-                    + "answer");
-            this.sentAt = sentAt;
-        }
-
-        /** How long the claim has waited for its answer so far. */
-        public long unansweredMillis() {
-            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.sentAt);
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt) + " ms, though the other queues' "
+                    + "servers have; a later round takes its answer");
         }
 
     }
@@ -486,8 +463,7 @@ public class TaskQueues {
             }
             // on one server a slow answer holds up no other: only a Cluster's masters answer apart
             long straggler = this.cluster ? STRAGGLER_MILLIS : this.commandTimeoutMillis;
-            long unanswered = this.cluster ? UNANSWERED_MILLIS
-                    : Math.min(this.commandTimeoutMillis, this.claimTimeoutMillis);
+            long unanswered = this.cluster ? UNANSWERED_MILLIS : this.commandTimeoutMillis;
             Set<Integer> cappedHere = this.cluster ? capped : Set.of();
             results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts.runAll(connection,
                     this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis, straggler, unanswered,

@@ -154,10 +154,11 @@ public class DelayTasksEndpoint {
      * @param zone the time zone of its cron expression
      * @param interval its interval ({@code 5m}, {@code PT5M}); or {@code null} with a {@code cron} expression
      * @param taskType the type of its tasks
-     * @param priority the priority of its tasks; 0 if {@code null}
+     * @param priority the priority of its tasks; {@code null} keeps the stored schedule's, or 0 for a new one
      * @param parameters the parameters of its tasks, as UTF-8 text, empty for none; {@code null} keeps those of the
      * stored schedule
-     * @param catchUp {@code ONCE} (if {@code null}), {@code EACH} or {@code SKIP}
+     * @param catchUp {@code ONCE}, {@code EACH} or {@code SKIP}; {@code null} keeps the stored schedule's, or
+     * {@code ONCE} for a new one
      * @return the outcome, {@code INVALID_REQUEST} with the reason for a definition that is not valid
      */
     @WriteOperation

@@ -93,8 +93,10 @@ final class ScheduleActions {
     /**
      * Store a schedule, or change the stored one of its name, on every instance.
      * @param interval an interval as Boot reads one ({@code 5m}, {@code PT5M}), or {@code null} for a cron expression
+     * @param priority {@code null} keeps the stored schedule's, or 0 for a new one
      * @param parameters UTF-8 text, empty for none; {@code null} keeps those of the stored schedule
-     * @param catchUp {@code ONCE}, {@code EACH} or {@code SKIP}; {@code null} for {@code ONCE}
+     * @param catchUp {@code ONCE}, {@code EACH} or {@code SKIP}; {@code null} keeps the stored schedule's, or
+     * {@code ONCE} for a new one
      */
     ScheduleChangeDescriptor save(String name, @Nullable String cron, @Nullable String zone, @Nullable String interval,
             @Nullable Integer taskType, @Nullable Integer priority, @Nullable String parameters,
@@ -135,18 +137,29 @@ final class ScheduleActions {
         else {
             builder = TaskSchedule.every(name, DurationStyle.detectAndParse(interval));
         }
-        builder.taskType(taskType).priority((priority != null) ? priority : 0);
+        // what a change leaves out stays as stored
+        TaskSchedule stored = (priority == null || catchUp == null || parameters == null) ? storedSchedule(name) : null;
+        int storedPriority = (stored != null) ? stored.getPriority() : 0;
+        builder.taskType(taskType).priority((priority != null) ? priority : storedPriority);
         if (catchUp != null) {
             builder.catchUp(catchUpOf(catchUp));
+        }
+        else if (stored != null) {
+            builder.catchUp(stored.getCatchUp());
         }
         if (parameters != null) {
             builder.parameters(parameters.isEmpty() ? null : parameters.getBytes(StandardCharsets.UTF_8));
         }
         else {
-            ScheduleDetails stored = find(name);
-            builder.parameters((stored != null) ? stored.schedule().getParameters() : null);
+            builder.parameters((stored != null) ? stored.getParameters() : null);
         }
         return builder.build();
+    }
+
+    @Nullable
+    private TaskSchedule storedSchedule(String name) {
+        ScheduleDetails stored = find(name);
+        return (stored != null) ? stored.schedule() : null;
     }
 
     private static TaskSchedule.CatchUp catchUpOf(String catchUp) {

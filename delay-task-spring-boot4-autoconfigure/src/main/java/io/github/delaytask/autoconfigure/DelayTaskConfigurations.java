@@ -285,10 +285,8 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, RedisKeys keys, DelayTaskProperties properties) {
-            TaskQueues queues = new TaskQueues(redisTemplate, keys);
-            queues.setClaimTimeout(properties.getDatabaseDispatch().getClaimTimeout());
-            return queues;
+        TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, RedisKeys keys) {
+            return new TaskQueues(redisTemplate, keys);
         }
 
         @Bean
@@ -340,12 +338,9 @@ final class DelayTaskConfigurations {
             DelayTaskProperties.DatabaseDispatch databaseDispatch = properties.getDatabaseDispatch();
             Assert.isTrue(!databaseDispatch.isEnabled() || databaseDispatch.getPollInterval().toMillis() > 0,
                     "delay-task.database-dispatch.poll-interval must be at least 1ms");
-            Assert.isTrue(databaseDispatch.getClaimTimeout().toMillis() > 0,
-                    "delay-task.database-dispatch.claim-timeout must be at least 1ms");
             return new Claims(store, queues, properties.getLease(), dueClock(beanFactory), events(events), signals,
                     pauses, consumed,
-                    databaseDispatch.isEnabled() ? databaseDispatch.getPollInterval() : Duration.ZERO,
-                    databaseDispatch.getClaimTimeout());
+                    databaseDispatch.isEnabled() ? databaseDispatch.getPollInterval() : Duration.ZERO);
         }
 
         @Bean

@@ -769,21 +769,6 @@ public class DelayTaskProperties {
          */
         private Duration pollInterval = Duration.ofMillis(500);
 
-        /**
-         * Longest a claim waits for Redis before the instance dispatches its queue from the database, however long
-         * spring.data.redis.timeout is: a Redis that stopped answering is noticed this soon. A claim answered later
-         * is taken by a later round.
-         */
-        private Duration claimTimeout = Duration.ofSeconds(2);
-
-        public Duration getClaimTimeout() {
-            return this.claimTimeout;
-        }
-
-        public void setClaimTimeout(Duration claimTimeout) {
-            this.claimTimeout = claimTimeout;
-        }
-
         public boolean isEnabled() {
             return this.enabled;
         }

@@ -493,7 +493,7 @@ class DelayTasksEndpointTests {
                 .andExpect(jsonPath("$.schedule.catchUp").value("SKIP"));
             assertThat(service.findSchedules()).singleElement()
                 .satisfies((stored) -> assertThat(stored.schedule().getParameters()).asString().isEqualTo("all"));
-            // a change without parameters keeps the stored ones
+            // a change without parameters, priority or catch-up keeps the stored ones
             mvc.perform(saveSchedule("{\"name\": \"sync-prices\", \"cron\": \"0 */5 * * * *\", \"zone\": "
                     + "\"Asia/Shanghai\", \"taskType\": " + NO_LISTENER + "}"))
                 .andExpect(status().isOk())
@@ -502,7 +502,7 @@ class DelayTasksEndpointTests {
                 .andExpect(jsonPath("$.schedule.interval").doesNotExist());
             assertThat(service.findSchedules()).singleElement().satisfies((stored) -> {
                 assertThat(stored.schedule().getParameters()).asString().isEqualTo("all");
-                assertThat(stored.schedule().getCatchUp()).isEqualTo(TaskSchedule.CatchUp.ONCE);
+                assertThat(stored.schedule().getCatchUp()).isEqualTo(TaskSchedule.CatchUp.SKIP);
             });
             mvc.perform(saveSchedule("{\"name\": \"bad\", \"cron\": \"0 0 3 * *\", \"zone\": \"UTC\", "
                     + "\"taskType\": 1}"))
