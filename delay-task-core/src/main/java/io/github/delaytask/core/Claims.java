@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.github.delaytask.redis.Claim;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;

@@ -19,7 +19,6 @@ import io.github.delaytask.TaskContextPropagator;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.observation.TaskObservations;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskStatus;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.Finishes;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;

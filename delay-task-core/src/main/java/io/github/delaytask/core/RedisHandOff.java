@@ -20,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -9,8 +9,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.delaytask.redis.Claim;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;

@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 
 import io.github.delaytask.core.Claims;
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -14,14 +14,14 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.DistributedLocks;
+import io.github.delaytask.core.Claim;
 import io.github.delaytask.core.Claims;
 import io.github.delaytask.core.ConsumedQueues;
 import io.github.delaytask.core.DueSignals;
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.Claim;
+import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.RecoveryMarkers;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.store.TaskStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 import org.jspecify.annotations.Nullable;

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delaytask.redis.RedisKeys;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.RedisTaskQueues;
 import io.github.delaytask.store.StoredTask;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -116,7 +116,7 @@ class RedisHandOffTests {
     }
 
     /** Queues whose writes the test holds up until it lets them go, refuses, or leaves out for a queue. */
-    private static final class HeldQueues extends TaskQueues {
+    private static final class HeldQueues extends RedisTaskQueues {
 
         final List<String> log = new CopyOnWriteArrayList<>();
 

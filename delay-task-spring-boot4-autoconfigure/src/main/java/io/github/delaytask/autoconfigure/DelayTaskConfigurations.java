@@ -31,6 +31,7 @@ import io.github.delaytask.core.Schedules;
 import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskContexts;
 import io.github.delaytask.core.TaskEvents;
+import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.health.DelayTaskHealth;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
@@ -39,12 +40,12 @@ import io.github.delaytask.lock.RedisDistributedLocks;
 import io.github.delaytask.observation.DelayTaskAddObservationConvention;
 import io.github.delaytask.observation.DelayTaskListenerObservationConvention;
 import io.github.delaytask.observation.TaskObservations;
-import io.github.delaytask.redis.RedisClock;
 import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.RecoveryMarkers;
+import io.github.delaytask.redis.RedisClock;
 import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.RedisTaskQueues;
 import io.github.delaytask.redis.SharedSettings;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.scheduling.HistorySettings;
@@ -286,7 +287,7 @@ final class DelayTaskConfigurations {
         @Bean
         @ConditionalOnMissingBean
         TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, RedisKeys keys) {
-            return new TaskQueues(redisTemplate, keys);
+            return new RedisTaskQueues(redisTemplate, keys);
         }
 
         @Bean

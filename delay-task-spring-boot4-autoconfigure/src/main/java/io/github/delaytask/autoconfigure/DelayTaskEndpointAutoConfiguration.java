@@ -7,10 +7,10 @@ import io.github.delaytask.actuate.DelayTasksEndpoint;
 import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
 import io.github.delaytask.actuate.RecentActivity;
 import io.github.delaytask.core.QueueOverview;
+import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.redis.QueueAdministration;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
 

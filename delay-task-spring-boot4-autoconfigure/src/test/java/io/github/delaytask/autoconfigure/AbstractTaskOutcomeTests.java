@@ -18,8 +18,9 @@ import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.core.QueueId;
+import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.redis.RedisKeys;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.RedisTaskQueues;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.testsupport.TaskStoreInterceptor;
@@ -593,7 +594,7 @@ public abstract class AbstractTaskOutcomeTests {
 
         @Bean
         TaskQueues queuesThatForgetLate(StringRedisTemplate redis, RedisKeys keys) {
-            return new TaskQueues(redis, keys) {
+            return new RedisTaskQueues(redis, keys) {
 
                 @Override
                 public void acknowledge(QueueId queue, long taskId) {
@@ -657,7 +658,7 @@ public abstract class AbstractTaskOutcomeTests {
 
         @Bean
         TaskQueues queuesWithoutLeaseRenewals(StringRedisTemplate redis, RedisKeys keys) {
-            return new TaskQueues(redis, keys) {
+            return new RedisTaskQueues(redis, keys) {
 
                 @Override
                 public long extendLeases(java.util.Map<QueueId, ? extends java.util.Collection<Long>> taskIds,
@@ -706,7 +707,7 @@ public abstract class AbstractTaskOutcomeTests {
 
         @Bean
         TaskQueues forgetfulQueues(StringRedisTemplate redis, RedisKeys keys) {
-            return new TaskQueues(redis, keys) {
+            return new RedisTaskQueues(redis, keys) {
 
                 @Override
                 public void acknowledgeAll(QueueId queue, java.util.Collection<Long> taskIds) {

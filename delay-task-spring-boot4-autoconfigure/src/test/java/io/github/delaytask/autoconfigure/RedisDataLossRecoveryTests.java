@@ -20,12 +20,12 @@ import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.Claim;
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.RecoveryMarkers;
 import io.github.delaytask.redis.RedisKeys;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.RedisTaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.TestBackend;
 import io.github.delaytask.testsupport.VolatileRedis;
@@ -334,7 +334,7 @@ class RedisDataLossRecoveryTests {
      * The starter's queues, counting recoveries, and flushing Redis once more right after a reload wrote, or failing
      * a reload's write once.
      */
-    static class RecordingQueues extends TaskQueues {
+    static class RecordingQueues extends RedisTaskQueues {
 
         final AtomicInteger recoveries = new AtomicInteger();
 

@@ -12,7 +12,7 @@ import io.github.delaytask.DelayTask;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.RedisKeys;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.RedisTaskQueues;
 import io.github.delaytask.testsupport.FreePort;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterEach;
@@ -106,7 +106,7 @@ class RedisUnreachableAddTests {
     }
 
     /** The starter's queues, counting the calls that hand new tasks to Redis (one for all the queues of a batch). */
-    static class CountingQueues extends TaskQueues {
+    static class CountingQueues extends RedisTaskQueues {
 
         final AtomicInteger calls = new AtomicInteger();
 

@@ -11,7 +11,6 @@ import io.github.delaytask.DelayTaskListener;
 import io.github.delaytask.DelayTaskService;
 import io.github.delaytask.core.QueueId;
 import io.github.delaytask.redis.RecoveryMarkers;
-import io.github.delaytask.redis.TaskQueues;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterEach;

@@ -5,10 +5,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.github.delaytask.core.Claim;
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.redis.Claim;
 import io.github.delaytask.redis.RedisKeys;
-import io.github.delaytask.redis.TaskQueues;
+import io.github.delaytask.redis.RedisTaskQueues;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -17,7 +17,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * over many queues, one pipeline of scripts followed by one database statement, counts once), how many of them
  * handed out tasks, and how many tasks. The refresh job's moves (a claim of no task) are not counted.
  */
-final class CountingTaskQueues extends TaskQueues {
+final class CountingTaskQueues extends RedisTaskQueues {
 
     private final LongAdder claims = new LongAdder();
 

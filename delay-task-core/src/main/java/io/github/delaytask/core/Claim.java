@@ -1,4 +1,4 @@
-package io.github.delaytask.redis;
+package io.github.delaytask.core;
 
 import java.util.List;
 

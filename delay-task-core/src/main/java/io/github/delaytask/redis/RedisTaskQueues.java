@@ -14,13 +14,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delaytask.core.Claim;
 import io.github.delaytask.core.QueueId;
+import io.github.delaytask.core.TaskQueues;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
@@ -37,16 +38,16 @@ import org.springframework.util.ClassUtils;
  * an id left behind in Redis is dropped when it is next claimed. A loaded marker per queue, which every claim reads,
  * tells when Redis lost the queue's data.
  */
-public class TaskQueues {
+public class RedisTaskQueues implements TaskQueues {
 
-    private static final Log logger = LogFactory.getLog(TaskQueues.class);
+    private static final Log logger = LogFactory.getLog(RedisTaskQueues.class);
 
 
     /** Bounds the work of one script call, so Redis is never blocked for long. */
     private static final int MOVE_LIMIT = 1000;
 
     private static final boolean LETTUCE = ClassUtils.isPresent("io.lettuce.core.RedisFuture",
-            TaskQueues.class.getClassLoader());
+            RedisTaskQueues.class.getClassLoader());
 
     /** Lettuce's own default command timeout. */
     private static final long DEFAULT_COMMAND_TIMEOUT_MILLIS = 60_000;
@@ -112,7 +113,7 @@ public class TaskQueues {
 
     private final RedisScript<List<String>> extendLeasesScript = Scripts.load("extend-leases", Scripts.STRING_LIST);
 
-    public TaskQueues(StringRedisTemplate redis, RedisKeys keys) {
+    public RedisTaskQueues(StringRedisTemplate redis, RedisKeys keys) {
         this.redis = redis;
         this.keys = keys;
         // the claims of many queues wait for their answers themselves: as long as a command may take
@@ -129,6 +130,7 @@ public class TaskQueues {
      * @param taskId the task
      * @param executeTime when it is due, epoch ms
      */
+    @Override
     public void schedule(QueueId queue, long taskId, long executeTime) {
         schedule(queue, Map.of(taskId, executeTime), false);
     }
@@ -140,6 +142,7 @@ public class TaskQueues {
      * @param queue the queue
      * @param executeTimes execute time by task id
      */
+    @Override
     public void add(QueueId queue, Map<Long, Long> executeTimes) {
         Set<ZSetOperations.TypedTuple<String>> members = new HashSet<>(executeTimes.size() * 2);
         executeTimes.forEach((id, time) -> members.add(ZSetOperations.TypedTuple.of(Long.toString(id), (double) time)));
@@ -160,6 +163,7 @@ public class TaskQueues {
      * time may still take effect, which writing it again does not mind
      * @throws RuntimeException when every server of a queue refused (none was slow): Redis is out of reach
      */
+    @Override
     public Set<QueueId> addAll(Map<QueueId, Map<Long, Long>> executeTimes, Collection<QueueId> alsoRegister,
             int chunk, Duration wait) {
         Set<QueueId> inUse = new LinkedHashSet<>(executeTimes.keySet());
@@ -258,6 +262,7 @@ public class TaskQueues {
      * @return the earliest execute time of the tasks that Redis did not hold at that time (new to it, or at another
      * time), or -1 if it held them all: only those need telling the consumers of
      */
+    @Override
     public long reload(QueueId queue, Map<Long, Long> executeTimes) {
         register(List.of(queue));
         return schedule(queue, executeTimes, true);
@@ -276,21 +281,10 @@ public class TaskQueues {
     }
 
     /**
-     * Move due tasks into the ready set and claim up to {@code max} of them under a lease.
-     * @param queue the queue
-     * @param max how many tasks to claim; 0 only moves due tasks
-     * @param lease how long the claimed tasks stay with the caller before they are due again
-     * @return the claimed tasks, the Redis time, whether Redis held the queue's loaded marker and whether the queue
-     * is paused (nothing is claimed then)
-     */
-    public Claim claim(QueueId queue, int max, Duration lease) {
-        return claim(queue, max, lease, true);
-    }
-
-    /**
      * {@link #claim(QueueId, int, Duration)}, where a queue that holds nothing answers with two commands and without
      * the server's time ({@link Claim#redisTime()} is then -1) unless {@code timed}.
      */
+    @Override
     public Claim claim(QueueId queue, int max, Duration lease, boolean timed) {
         List<String> result = this.redis.execute(this.claimScript, claimKeys(queue), claimArgs(queue, max, lease, timed));
         return toClaim(result);
@@ -304,6 +298,7 @@ public class TaskQueues {
      * @param timed the queues whose claim must read the server's time even when they hold nothing
      * @return what each queue's claim took, or why it failed
      */
+    @Override
     public Claims claimAll(Map<QueueId, Integer> counts, Duration lease, Set<QueueId> timed) {
         Map<QueueId, Claim> claimed = new LinkedHashMap<>();
         Map<QueueId, RuntimeException> failed = new LinkedHashMap<>();
@@ -429,20 +424,6 @@ public class TaskQueues {
     }
 
     /**
-     * The claim of a queue its server has not answered yet, though the other queues' servers have (on a Cluster, a
-     * master that stalls or failed): the queue is not claimed in this round, and a later round takes the answer.
-     */
-    public static final class ClaimNotAnswered extends QueryTimeoutException {
-
-        ClaimNotAnswered(QueueId queue, long sentAt) {
-            super("Redis has not answered the claim of " + queue + " for "
-                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt) + " ms, though the other queues' "
-                    + "servers have; a later round takes its answer");
-        }
-
-    }
-
-    /**
      * The claim scripts of all the queues, sent at once and waited for together ({@link AsyncScripts}).
      * @return each queue's answer, or the error of its script; {@code null} for a script to run again alone
      */
@@ -525,6 +506,7 @@ public class TaskQueues {
      * every instance: its claims take only what the rate leaves (a listener's cluster-wide rate).
      * @param permits the most tasks claimed within a period; 0 for no such rate
      */
+    @Override
     public void limitRate(QueueId queue, int permits, Duration period) {
         if (permits > 0) {
             this.rates.put(queue, new long[] { permits, period.toMillis() });
@@ -539,6 +521,7 @@ public class TaskQueues {
      * claims take only the room its in-flight set leaves (a listener's cluster-wide concurrency).
      * @param limit the most tasks in flight; 0 for no such limit
      */
+    @Override
     public void limitInFlight(QueueId queue, int limit) {
         if (limit > 0) {
             this.inFlightLimits.put(queue, limit);
@@ -558,20 +541,13 @@ public class TaskQueues {
     }
 
     /**
-     * What the claims of many queues took.
-     * @param claimed the claim of each queue whose script ran
-     * @param failed the error of each queue whose script did not run, or whose answer was lost
-     */
-    public record Claims(Map<QueueId, Claim> claimed, Map<QueueId, RuntimeException> failed) {
-    }
-
-    /**
      * Extend the leases of tasks in flight whose handlers still run here: each queue's ids in one script, the scripts
      * of all the queues sent at once ({@link AsyncScripts}).
      * @param taskIds the ids of each queue
      * @param lease the new length of their leases, from the servers' time now
      * @return the earliest server time the new leases count from (on a Cluster the servers' clocks differ a little)
      */
+    @Override
     public long extendLeases(Map<QueueId, ? extends Collection<Long>> taskIds, Duration lease) {
         List<QueueId> order = new ArrayList<>(taskIds.keySet());
         List<Object> results = null;
@@ -621,6 +597,7 @@ public class TaskQueues {
     }
 
     /** Forget a task that a consumer finished: the database no longer needs Redis to remember it. */
+    @Override
     public void acknowledge(QueueId queue, long taskId) {
         this.redis.opsForZSet().remove(this.keys.inFlight(queue), Long.toString(taskId));
     }
@@ -629,6 +606,7 @@ public class TaskQueues {
      * Forget a finished run of a task, unless a later run holds it: see {@code forget-run.lua}.
      * @param before a lease deadline later than any the finished run held, and earlier than any a later run holds
      */
+    @Override
     public void forgetRun(QueueId queue, long taskId, long before) {
         this.redis.execute(this.forgetRunScript, List.of(this.keys.inFlight(queue)), Long.toString(taskId),
                 Long.toString(before));
@@ -638,6 +616,7 @@ public class TaskQueues {
      * Forget the finished tasks of many queues at once: a {@code ZREM} per queue, all on the wire together, as an
      * acknowledgement of tasks of many queues would otherwise wait for a round trip per queue.
      */
+    @Override
     public void acknowledgeAll(Map<QueueId, ? extends Collection<Long>> taskIds) {
         if (taskIds.size() > 1 && LETTUCE) {
             List<byte[]> keys = new ArrayList<>(taskIds.size());
@@ -656,11 +635,13 @@ public class TaskQueues {
     }
 
     /** Forget many finished tasks of one queue, in one call. */
+    @Override
     public void acknowledgeAll(QueueId queue, Collection<Long> taskIds) {
         this.redis.opsForZSet().remove(this.keys.inFlight(queue), taskIds.stream().map(String::valueOf).toArray());
     }
 
     /** Take a task out of flight and make it due at the given time. */
+    @Override
     public void defer(QueueId queue, long taskId, long executeTime) {
         this.redis.execute(this.deferScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)),
                 Long.toString(taskId), Long.toString(executeTime));
@@ -670,6 +651,7 @@ public class TaskQueues {
      * Take a task a claim lost to the database out of flight and make it due at the given time, unless the future
      * set holds it due sooner already (a retry recorded meanwhile).
      */
+    @Override
     public void settle(QueueId queue, long taskId, long executeTime) {
         this.redis.execute(this.settleScript, List.of(this.keys.future(queue), this.keys.inFlight(queue)),
                 Long.toString(taskId), Long.toString(executeTime));
@@ -680,6 +662,7 @@ public class TaskQueues {
      * @param after epoch ms (Redis time)
      * @param limit at most this many
      */
+    @Override
     public Map<Long, Long> inFlightAfter(QueueId queue, long after, int limit) {
         Set<ZSetOperations.TypedTuple<String>> entries = this.redis.opsForZSet()
             .rangeByScoreWithScores(this.keys.inFlight(queue), after + 1, Double.POSITIVE_INFINITY, 0, limit);
@@ -696,6 +679,7 @@ public class TaskQueues {
      * @param tasks for each task, its lease deadline read and when it is due, epoch ms
      * @return how many were taken out of flight
      */
+    @Override
     public long releaseOrphans(QueueId queue, Map<Long, long[]> tasks) {
         if (tasks.isEmpty()) {
             return 0;
@@ -712,6 +696,7 @@ public class TaskQueues {
     }
 
     /** Drop a cancelled (or rescheduled beyond the window) task from the future and ready sets. */
+    @Override
     public void remove(QueueId queue, long taskId) {
         this.redis.opsForZSet().remove(this.keys.future(queue), Long.toString(taskId));
         this.redis.opsForZSet().remove(this.keys.ready(queue), Long.toString(taskId));
@@ -726,6 +711,7 @@ public class TaskQueues {
      * not answered in time on. One not answered in time may still take effect, which making it again does not mind;
      * without Lettuce, every change from the first that failed on
      */
+    @Override
     public List<Change> changeAll(List<Change> changes, Duration wait) {
         if (changes.isEmpty()) {
             return List.of();
@@ -816,29 +802,14 @@ public class TaskQueues {
         return unmade;
     }
 
-    /**
-     * A change of a task already stored, in its queue.
-     * @param executeTime when it is due, epoch ms; {@link #REMOVE} to take it out of the future and ready sets (a
-     * cancel, a reschedule beyond the preload window)
-     */
-    public record Change(QueueId queue, long taskId, long executeTime) {
-
-        /** The execute time of a removal. */
-        public static final long REMOVE = Long.MIN_VALUE;
-
-        /** Whether it takes the task out. */
-        public boolean removes() {
-            return this.executeTime == REMOVE;
-        }
-
-    }
-
     /** Whether the keys are the task store's own, shared with no other application ({@link RedisKeys#ofOneStore()}). */
+    @Override
     public boolean keysOfOneStore() {
         return this.keys.ofOneStore();
     }
 
     /** The prefix of the keys, for messages. */
+    @Override
     public String keyPrefix() {
         return this.keys.prefix();
     }
@@ -847,6 +818,7 @@ public class TaskQueues {
      * Record that queues are in use, in one call: the writers of tasks do so for every batch they write, as an
      * empty queue leaves the registry ({@link QueueAdministration#unregisterIfEmpty}).
      */
+    @Override
     public void register(Collection<QueueId> queues) {
         if (!queues.isEmpty()) {
             this.redis.opsForSet()
