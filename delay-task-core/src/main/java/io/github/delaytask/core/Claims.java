@@ -60,6 +60,9 @@ public final class Claims {
 
     private final RedisLosses losses;
 
+    /** How long a queue's claim may go unanswered before the database dispatches the queue. */
+    private final long claimTimeoutMillis;
+
     /**
      * @param clock the clock of execute times: the Redis server's, which decides when tasks are due
      * @param events hears of redeliveries
@@ -77,6 +80,22 @@ public final class Claims {
      */
     public Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
             DueSignals signals, Pauses pauses, ConsumedQueues consumed, Duration databasePollInterval) {
+        this(store, queues, lease, clock, events, signals, pauses, consumed, databasePollInterval,
+                Duration.ofMillis(Long.MAX_VALUE));
+    }
+
+    /**
+     * @param clock the clock of execute times: the Redis server's, which decides when tasks are due
+     * @param events hears of redeliveries
+     * @param databasePollInterval how often a queue whose Redis does not answer its claims is claimed from in the
+     * database instead; zero for never
+     * @param claimTimeout how long a queue's claim may go unanswered ({@link TaskQueues.ClaimNotAnswered}) before the
+     * database dispatches the queue, unless it has a cluster-wide limit; a claim that failed has its queue dispatched
+     * from the database at once. A probe of the queue answered later than this does not bring it back to Redis.
+     */
+    public Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
+            DueSignals signals, Pauses pauses, ConsumedQueues consumed, Duration databasePollInterval,
+            Duration claimTimeout) {
         Assert.isTrue(lease.compareTo(MIN_LEASE) >= 0, () -> "delay-task.lease (" + lease + ") must be at least "
                 + MIN_LEASE + ": a shorter lease can run out before a claimed task's handler starts");
         this.store = store;
@@ -89,8 +108,9 @@ public final class Claims {
         this.consumed = consumed;
         this.missed = new MissedIds(store, queues, signals);
         this.losses = new RedisLosses(store, queues, signals);
-        this.database = new DatabaseDispatch(store, this::moveDue, pauses, signals, databasePollInterval, clock,
-                System::nanoTime);
+        this.claimTimeoutMillis = claimTimeout.toMillis();
+        this.database = new DatabaseDispatch(store, this::moveDue, pauses, signals, databasePollInterval,
+                this.claimTimeoutMillis, clock, System::nanoTime);
     }
 
     /**
@@ -102,13 +122,17 @@ public final class Claims {
     }
 
     /**
-     * Claim up to {@code max} due tasks of a queue: {@link #claimAll} for one queue.
+     * Claim up to {@code max} due tasks of a queue: {@link #claimAll} for one queue. A claim Redis has not answered yet
+     * takes nothing: a later claim takes its answer.
      * @return the tasks won, each held under a lease until its outcome is recorded
      * @throws RuntimeException what the queue's claim in Redis failed with
      */
     public Batch claim(QueueId queue, int max) {
         Batches batches = claimAll(Map.of(queue, max));
         RuntimeException failed = batches.failed().get(queue);
+        if (failed instanceof TaskQueues.ClaimNotAnswered) {
+            return new Batch(List.of(), 0, -1, false);
+        }
         if (failed != null) {
             throw failed;
         }
@@ -139,8 +163,12 @@ public final class Claims {
     private Batches withDatabase(Batches fromRedis, Map<QueueId, Integer> own) {
         Map<QueueId, Batch> takenOver = new HashMap<>();
         fromRedis.failed().forEach((queue, error) -> {
-            // a claim only late is no sign of a Redis that does not answer: its answer comes in a later round
-            Batch none = (error instanceof TaskQueues.ClaimNotAnswered) ? null : this.database.takeOver(queue);
+            if (lateOnly(queue, error)) {
+                return;
+            }
+            // the loss too, as a claim that went unanswered just now may have been only late a moment before
+            this.losses.failed(List.of(queue));
+            Batch none = this.database.takeOver(queue);
             if (none != null) {
                 takenOver.put(queue, none);
             }
@@ -162,6 +190,16 @@ public final class Claims {
             }
         }
         return new Batches(batches, failed);
+    }
+
+    /**
+     * Whether a queue's claim is only late: its answer comes in a later round, and is no sign of a Redis that does not
+     * answer until it has waited the claim timeout; a queue with a cluster-wide limit waits for its answer, which only
+     * Redis can give.
+     */
+    private boolean lateOnly(QueueId queue, RuntimeException error) {
+        return error instanceof TaskQueues.ClaimNotAnswered late
+                && (late.unansweredMillis() < this.claimTimeoutMillis || this.database.isLimited(queue));
     }
 
     private Batches claimInRedis(Map<QueueId, Integer> counts) {
@@ -190,8 +228,9 @@ public final class Claims {
         claims.claimed()
             .forEach((queue, claim) -> this.pauses.found(queue, claim.paused(), pauses.getOrDefault(queue, 0L)));
         claims.failed().forEach((queue, error) -> {
-            // a claim only late is no sign of lost data; one that failed may be, once its queue answers again
-            if (!(error instanceof TaskQueues.ClaimNotAnswered)) {
+            // a claim only late is no sign of lost data; one that failed, or went unanswered for the claim timeout,
+            // may be, once its queue answers again
+            if (!lateOnly(queue, error)) {
                 this.losses.failed(List.of(queue));
             }
         });
@@ -209,9 +248,16 @@ public final class Claims {
                 ids.addAll(claim.taskIds());
                 handedOut.put(queue, claim.taskIds());
                 // on a Cluster the servers' clocks differ a little: the earliest neither takes a task before it is due
-                // nor gives a lease longer than asked
-                now = Math.min(now, claim.redisTime());
+                // nor gives a lease longer than asked. A late answer's time is an earlier round's: its tasks were due
+                // then, and the database leases them from now, later than Redis does, which only puts off another
+                // instance that finds them in Redis first
+                if (!claims.late().contains(queue)) {
+                    now = Math.min(now, claim.redisTime());
+                }
             }
+        }
+        if (now == Long.MAX_VALUE) {
+            now = this.clock.millis();
         }
         Map<QueueId, List<StoredTask>> won = new HashMap<>();
         if (!ids.isEmpty()) {

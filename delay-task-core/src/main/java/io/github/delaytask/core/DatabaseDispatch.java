@@ -60,6 +60,9 @@ final class DatabaseDispatch {
     /** 0 when the database does not dispatch. */
     private final long pollMillis;
 
+    /** A probe answered later than this is no answer: Redis is as good as down for firing on time. */
+    private final long probeTimeoutNanos;
+
     /**
      * The queues whose Redis did not answer their claims, until it answers their probe: those without a cluster-wide
      * limit are claimed from the database meanwhile, the others wait.
@@ -81,16 +84,20 @@ final class DatabaseDispatch {
 
     /**
      * @param pollInterval how often a queue is claimed from while Redis does not answer; zero for never
+     * @param claimTimeoutMillis how long a probe may take to count as answered: one slower would have the queue
+     * taken over again at its next claim
      * @param clock the clock of execute times
      * @param nanos the monotonic clock, nanos
      */
     DatabaseDispatch(TaskStore store, Probe probe, Pauses pauses, DueSignals signals, Duration pollInterval,
-            Clock clock, LongSupplier nanos) {
+            long claimTimeoutMillis, Clock clock, LongSupplier nanos) {
         this.store = store;
         this.probe = probe;
         this.pauses = pauses;
         this.signals = signals;
         this.pollMillis = pollInterval.toMillis();
+        this.probeTimeoutNanos = (claimTimeoutMillis < Long.MAX_VALUE / 1_000_000)
+                ? TimeUnit.MILLISECONDS.toNanos(claimTimeoutMillis) : Long.MAX_VALUE;
         this.clock = clock;
         this.nanos = nanos;
     }
@@ -132,6 +139,11 @@ final class DatabaseDispatch {
     /** The queue has a cluster-wide limit: while Redis does not answer, its tasks wait for Redis, which keeps it. */
     void limited(QueueId queue) {
         this.limited.add(queue);
+    }
+
+    /** Whether the queue has a cluster-wide limit, which only Redis keeps. */
+    boolean isLimited(QueueId queue) {
+        return !this.limited.isEmpty() && this.limited.contains(queue);
     }
 
     /**
@@ -221,7 +233,14 @@ final class DatabaseDispatch {
 
     private boolean answers(QueueId queue) {
         try {
+            long start = this.nanos.getAsLong();
             this.probe.answers(queue);
+            long took = this.nanos.getAsLong() - start;
+            if (took > this.probeTimeoutNanos && !isLimited(queue)) {
+                logger.debug("Redis answered the probe of queue " + queue + " only after "
+                        + TimeUnit.NANOSECONDS.toMillis(took) + " ms, later than a claim may wait");
+                return false;
+            }
             return true;
         }
         catch (RuntimeException ex) {

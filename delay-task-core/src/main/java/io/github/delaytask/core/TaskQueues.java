@@ -181,8 +181,16 @@ public interface TaskQueues {
      * What the claims of many queues took.
      * @param claimed the claim of each queue whose claim ran
      * @param failed the error of each queue whose claim did not run, or whose answer was lost
+     * @param late the queues among {@code claimed} whose claim is the answer, come late, of an earlier round's
+     * ({@link ClaimNotAnswered}): its time ({@link Claim#redisTime()}) is that of the earlier round
      */
-    record Claims(Map<QueueId, Claim> claimed, Map<QueueId, RuntimeException> failed) {
+    record Claims(Map<QueueId, Claim> claimed, Map<QueueId, RuntimeException> failed, Set<QueueId> late) {
+
+        /** Claims none of which came late. */
+        public Claims(Map<QueueId, Claim> claimed, Map<QueueId, RuntimeException> failed) {
+            this(claimed, failed, Set.of());
+        }
+
     }
 
     /**
@@ -203,10 +211,13 @@ public interface TaskQueues {
     }
 
     /**
-     * The claim of a queue its server has not answered yet, though the other queues' servers have (on a Cluster, a
-     * master that stalls or failed): the queue is not claimed in this round, and a later round takes the answer.
+     * The claim of a queue its server has not answered yet: on a Cluster, a master that stalls or failed, though the
+     * other queues' servers have answered; on one server, one that has not answered for the claim timeout. The queue
+     * is not claimed in this round, and a later round takes the answer.
      */
     final class ClaimNotAnswered extends QueryTimeoutException {
+
+        private final long sentAt;
 
         /**
          * @param queue the queue claimed
@@ -214,8 +225,14 @@ public interface TaskQueues {
          */
         public ClaimNotAnswered(QueueId queue, long sentAt) {
             super("Redis has not answered the claim of " + queue + " for "
-                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt) + " ms, though the other queues' "
-                    + "servers have; a later round takes its answer");
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt) + " ms; a later round takes its "
+                    + "answer");
+            this.sentAt = sentAt;
+        }
+
+        /** How long the claim has waited for its answer so far. */
+        public long unansweredMillis() {
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.sentAt);
         }
 
     }

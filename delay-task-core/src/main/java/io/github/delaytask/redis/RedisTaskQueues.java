@@ -62,6 +62,12 @@ public class RedisTaskQueues implements TaskQueues {
     private final boolean cluster;
 
     /**
+     * The longest a claim round waits for a Redis server that does not answer, whatever the command timeout
+     * ({@link #setClaimTimeout}); the rounds of queues with a cluster-wide limit wait the command timeout.
+     */
+    private volatile long claimTimeoutMillis = Long.MAX_VALUE;
+
+    /**
      * How long a claim of many queues waits for the slowest servers once the first answered, at the least: twice as
      * long as the first took, if that is longer.
      */
@@ -122,6 +128,29 @@ public class RedisTaskQueues implements TaskQueues {
                         : DEFAULT_COMMAND_TIMEOUT_MILLIS;
         this.cluster = LETTUCE && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
                 && lettuce.isClusterAware();
+    }
+
+    /**
+     * Bound how long a claim round waits for a Redis server that does not answer, whatever the command timeout: such
+     * a claim is then {@linkplain ClaimNotAnswered not answered}, and a later round takes its answer. A round that
+     * claims a queue with a cluster-wide limit still waits the command timeout: the database does not dispatch such a
+     * queue, so its tasks wait for Redis either way, and its answer is better taken at once.
+     * @param claimTimeout how long at most; {@code null} for the command timeout
+     */
+    public void setClaimTimeout(@Nullable Duration claimTimeout) {
+        this.claimTimeoutMillis = (claimTimeout != null) ? claimTimeout.toMillis() : Long.MAX_VALUE;
+    }
+
+    /** Whether a claim of the queues must wait the command timeout, rather than the claim timeout. */
+    private boolean waitsForLimited(Collection<QueueId> queues) {
+        if (this.commandTimeoutMillis <= this.claimTimeoutMillis) {
+            return true;
+        }
+        if (this.inFlightLimits.isEmpty() && this.rates.isEmpty()) {
+            return false;
+        }
+        return queues.stream().anyMatch((queue) -> this.inFlightLimits.containsKey(queue)
+                || this.rates.containsKey(queue));
     }
 
     /**
@@ -303,8 +332,10 @@ public class RedisTaskQueues implements TaskQueues {
         Map<QueueId, Claim> claimed = new LinkedHashMap<>();
         Map<QueueId, RuntimeException> failed = new LinkedHashMap<>();
         Map<QueueId, Integer> toSend = new LinkedHashMap<>(counts);
+        Set<QueueId> late = Set.of();
         if (!this.lateClaims.isEmpty()) {
-            settleLateClaims(counts.keySet(), toSend, failed);
+            late = new HashSet<>();
+            settleLateClaims(toSend, claimed, failed, late);
         }
         long now = System.nanoTime();
         Set<QueueId> slow = new HashSet<>();
@@ -312,9 +343,9 @@ public class RedisTaskQueues implements TaskQueues {
             this.slowUntil.entrySet().removeIf((entry) -> entry.getValue() - now < 0);
             toSend.keySet().stream().filter(this.slowUntil::containsKey).forEach(slow::add);
         }
-        if (toSend.size() == 1 && !this.cluster) {
+        if (toSend.size() == 1 && !this.cluster && waitsForLimited(toSend.keySet())) {
             // a pipeline costs more than the call for one queue; on a Cluster the call must not wait for a stalled
-            // master longer than a round of many queues does
+            // master longer than a round of many queues does, nor on one server longer than the claim timeout
             toSend.forEach((queue, max) -> {
                 try {
                     claimed.put(queue, claim(queue, max, lease, timed.contains(queue)));
@@ -323,10 +354,10 @@ public class RedisTaskQueues implements TaskQueues {
                     failed.put(queue, ex);
                 }
             });
-            return new Claims(claimed, failed);
+            return new Claims(claimed, failed, late);
         }
         if (toSend.isEmpty()) {
-            return new Claims(claimed, failed);
+            return new Claims(claimed, failed, late);
         }
         List<QueueId> order = new ArrayList<>(toSend.keySet());
         long sentAt = System.nanoTime();
@@ -335,9 +366,10 @@ public class RedisTaskQueues implements TaskQueues {
             QueueId queue = order.get(i);
             Object result = (i < results.size()) ? results.get(i) : null;
             try {
-                if (result instanceof AsyncScripts.Late late) {
-                    // its server has not answered yet: its ids go back once it does, and it is not claimed meanwhile
-                    this.lateClaims.put(queue, new LateClaim(late.answer(), sentAt));
+                if (result instanceof AsyncScripts.Late unanswered) {
+                    // its server has not answered yet: a later round takes its answer, and it is not claimed
+                    // meanwhile
+                    this.lateClaims.put(queue, new LateClaim(unanswered.answer(), sentAt, lease.toMillis()));
                     this.slowUntil.put(queue, sentAt + SLOW_FOR_NANOS);
                     failed.put(queue, new ClaimNotAnswered(queue, sentAt));
                     continue;
@@ -359,55 +391,74 @@ public class RedisTaskQueues implements TaskQueues {
                 failed.put(queue, ex);
             }
         }
-        return new Claims(claimed, failed);
+        return new Claims(claimed, failed, late);
     }
 
     /**
-     * The claims of earlier rounds that came late: one answered since goes back, its ids due at once, so that the
-     * claim of a later round takes them with a lease of its own (its answer may be older than a lease's margin); one
-     * that failed is this round's failure of its queue, when the queue is claimed, so that a server that lost its
-     * data is recovered as after any failed claim; a queue whose claim still waits for its server is not claimed
-     * again meanwhile.
+     * The claims of earlier rounds that came late. One answered since is this round's claim of its queue, when the
+     * queue is claimed, as far as this round's count goes: its ids are in flight under a lease from its own time, and
+     * the database's claim fences them as any other; the rest of its ids, or all of them when the queue is not
+     * claimed in this round (the database dispatches it meanwhile), go back, due at once, unless taken since. One that
+     * failed is this round's failure of its queue, when the queue is claimed, so that a server that lost its data is
+     * recovered as after any failed claim. A queue whose claim still waits for its server is not claimed again
+     * meanwhile.
      */
-    private void settleLateClaims(Set<QueueId> asked, Map<QueueId, Integer> toSend,
-            Map<QueueId, RuntimeException> failed) {
+    private void settleLateClaims(Map<QueueId, Integer> toSend, Map<QueueId, Claim> claimed,
+            Map<QueueId, RuntimeException> failed, Set<QueueId> late) {
         for (Map.Entry<QueueId, LateClaim> entry : this.lateClaims.entrySet()) {
             QueueId queue = entry.getKey();
-            LateClaim late = entry.getValue();
-            if (!late.answer().isDone()) {
-                if (asked.contains(queue)) {
+            LateClaim claim = entry.getValue();
+            Integer asked = toSend.get(queue);
+            if (!claim.answer().isDone()) {
+                if (asked != null) {
                     toSend.remove(queue);
-                    failed.put(queue, new ClaimNotAnswered(queue, late.sentAt()));
+                    failed.put(queue, new ClaimNotAnswered(queue, claim.sentAt()));
                 }
                 continue;
             }
             List<String> answer;
             try {
-                answer = strings(late.answer().join());
+                answer = strings(claim.answer().join());
             }
             catch (RuntimeException ex) {
                 Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
                 if (isNoScript(cause)) {
                     // a new master that did not know the script: nothing was claimed
-                    this.lateClaims.remove(queue, late);
+                    this.lateClaims.remove(queue, claim);
                 }
-                else if (asked.contains(queue)) {
-                    this.lateClaims.remove(queue, late);
+                else if (asked != null) {
+                    this.lateClaims.remove(queue, claim);
                     toSend.remove(queue);
                     failed.put(queue, (cause instanceof DataAccessException translated) ? translated
                             : new RedisSystemException("Claim of " + queue + " failed: " + cause.getMessage(), cause));
                 }
                 continue;
             }
-            this.lateClaims.remove(queue, late);
-            Claim claim = toClaim(answer);
-            handBack(queue, claim.taskIds(), claim.redisTime());
+            this.lateClaims.remove(queue, claim);
+            Claim answered = toClaim(answer);
+            List<Long> ids = answered.taskIds();
+            int kept = (asked != null) ? Math.min(asked, ids.size()) : 0;
+            if (kept < ids.size()) {
+                handBack(queue, ids.subList(kept, ids.size()), answered.redisTime(), claim.leaseMillis());
+            }
+            if (asked != null) {
+                toSend.remove(queue);
+                claimed.put(queue, new Claim(answered.redisTime(), answered.nextDueInMillis(), answered.loaded(),
+                        answered.paused(), answered.redelivered(), List.copyOf(ids.subList(0, kept))));
+                late.add(queue);
+            }
         }
     }
 
-    private void handBack(QueueId queue, List<Long> taskIds, long dueAt) {
+    /**
+     * Make due again, in one call, the ids a late claim took and no one uses, each only while it holds that claim's
+     * lease: one taken since, by a claim after its lease ran out, is left alone.
+     */
+    private void handBack(QueueId queue, List<Long> taskIds, long claimedAt, long leaseMillis) {
+        Map<Long, long[]> tasks = new LinkedHashMap<>();
+        taskIds.forEach((taskId) -> tasks.put(taskId, new long[] { claimedAt + leaseMillis, claimedAt }));
         try {
-            taskIds.forEach((taskId) -> settle(queue, taskId, dueAt));
+            releaseOrphans(queue, tasks);
         }
         catch (RuntimeException ex) {
             // they wait in flight until their lease runs out, and are handed out then
@@ -419,8 +470,9 @@ public class RedisTaskQueues implements TaskQueues {
      * A claim of an earlier round whose server had not answered when the other queues' servers had.
      * @param answer the script's answer, or its error
      * @param sentAt when it was sent, nanos of {@link System#nanoTime()}
+     * @param leaseMillis the lease it asked for
      */
-    private record LateClaim(CompletableFuture<List<Object>> answer, long sentAt) {
+    private record LateClaim(CompletableFuture<List<Object>> answer, long sentAt, long leaseMillis) {
     }
 
     /**
@@ -444,7 +496,8 @@ public class RedisTaskQueues implements TaskQueues {
             }
             // on one server a slow answer holds up no other: only a Cluster's masters answer apart
             long straggler = this.cluster ? STRAGGLER_MILLIS : this.commandTimeoutMillis;
-            long unanswered = this.cluster ? UNANSWERED_MILLIS : this.commandTimeoutMillis;
+            long unanswered = this.cluster ? UNANSWERED_MILLIS
+                    : (waitsForLimited(order) ? this.commandTimeoutMillis : this.claimTimeoutMillis);
             Set<Integer> cappedHere = this.cluster ? capped : Set.of();
             results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts.runAll(connection,
                     this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis, straggler, unanswered,

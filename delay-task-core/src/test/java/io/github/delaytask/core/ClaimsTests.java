@@ -8,6 +8,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.fixtures.InMemoryTaskQueues;
@@ -57,6 +58,11 @@ class ClaimsTests {
         }
 
     }, this.signals, new Pauses(null, this.signals, this.clock), this.consumed);
+
+    /** Claims whose queues the database dispatches once a claim fails or goes unanswered for two seconds. */
+    private final Claims withDatabase = new Claims(this.store, this.queues, LEASE, this.clock, TaskEvents.NONE,
+            this.signals, new Pauses(null, this.signals, this.clock), this.consumed, Duration.ofMillis(500),
+            Duration.ofSeconds(2));
 
     ClaimsTests() {
         this.signals.addListener((queue, executeTime) -> this.looks.add(executeTime));
@@ -169,6 +175,65 @@ class ClaimsTests {
         Claims.Batch batch = this.claims.claim(ORDERS, 10);
         assertThat(batch.tasks()).isEmpty();
         assertThat(batch.nextDueInMillis()).isEqualTo(5_000);
+    }
+
+    @Test
+    void aClaimUnansweredForLessThanTheClaimTimeoutIsOnlyLateAndItsQueueStaysWithRedis() {
+        added(ORDERS, NOW - 1_000);
+        this.queues.answerLate(ORDERS, System.nanoTime());
+        Claims.Batches batches = this.withDatabase.claimAll(Map.of(ORDERS, 5));
+        assertThat(batches.batches()).doesNotContainKey(ORDERS);
+        assertThat(batches.failed().get(ORDERS)).isInstanceOf(TaskQueues.ClaimNotAnswered.class);
+        assertThat(this.withDatabase.dispatchedFromDatabase()).isEmpty();
+    }
+
+    @Test
+    void aClaimUnansweredForTheClaimTimeoutHasItsQueueClaimedFromTheDatabase() {
+        long taskId = added(ORDERS, NOW - 1_000);
+        this.queues.answerLate(ORDERS, System.nanoTime() - TimeUnit.SECONDS.toNanos(3));
+        Claims.Batches batches = this.withDatabase.claimAll(Map.of(ORDERS, 5));
+        assertThat(batches.batches().get(ORDERS).tasks()).as("the round whose claim went unanswered").isEmpty();
+        assertThat(batches.failed()).isEmpty();
+        assertThat(this.withDatabase.dispatchedFromDatabase()).containsExactly(ORDERS);
+        assertThat(this.withDatabase.claimAll(Map.of(ORDERS, 5)).batches().get(ORDERS).tasks())
+            .extracting(StoredTask::taskId)
+            .containsExactly(taskId);
+    }
+
+    @Test
+    void theUnansweredClaimOfAQueueWithAClusterWideLimitWaitsForRedisHoweverLong() {
+        added(ORDERS, NOW - 1_000);
+        this.withDatabase.limitInFlight(ORDERS, 3);
+        this.queues.answerLate(ORDERS, System.nanoTime() - TimeUnit.MINUTES.toNanos(1));
+        Claims.Batches batches = this.withDatabase.claimAll(Map.of(ORDERS, 5));
+        assertThat(batches.batches()).doesNotContainKey(ORDERS);
+        assertThat(batches.failed().get(ORDERS)).isInstanceOf(TaskQueues.ClaimNotAnswered.class);
+    }
+
+    @Test
+    void theTasksOfALateAnswerAreWonInTheDatabaseUnderALeaseFromNow() {
+        long first = added(ORDERS, NOW - 2_000);
+        long second = added(ORDERS, NOW - 1_000);
+        this.queues.answerLate(ORDERS, System.nanoTime());
+        assertThat(this.withDatabase.claimAll(Map.of(ORDERS, 5)).batches()).isEmpty();
+        this.clock.advance(1_500);
+        this.queues.answer(ORDERS);
+        Claims.Batch batch = this.withDatabase.claimAll(Map.of(ORDERS, 1)).batches().get(ORDERS);
+        assertThat(batch.tasks()).extracting(StoredTask::taskId).containsExactly(first);
+        assertThat(batch.tasks().get(0).leaseUntil()).isEqualTo(NOW + 1_500 + LEASE.toMillis());
+        assertThat(this.withDatabase.claimAll(Map.of(ORDERS, 5)).batches().get(ORDERS).tasks())
+            .as("the answer's other task, made due again")
+            .extracting(StoredTask::taskId)
+            .containsExactly(second);
+    }
+
+    @Test
+    void aSingleClaimRedisHasNotAnsweredYetTakesNothingRatherThanThrow() {
+        added(ORDERS, NOW - 1_000);
+        this.queues.answerLate(ORDERS, System.nanoTime());
+        Claims.Batch batch = this.withDatabase.claim(ORDERS, 1);
+        assertThat(batch.tasks()).isEmpty();
+        assertThat(batch.taken()).isZero();
     }
 
     /** A clock the test moves. */

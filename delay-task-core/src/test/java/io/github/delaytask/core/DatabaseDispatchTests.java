@@ -31,6 +31,8 @@ class DatabaseDispatchTests {
 
     private static final long LEASE = 30_000;
 
+    private static final long CLAIM_TIMEOUT = 2_000;
+
     private static final QueueId ORDERS = new QueueId(1, 0);
 
     private static final QueueId MAILS = new QueueId(2, 0);
@@ -52,6 +54,9 @@ class DatabaseDispatchTests {
 
     private final List<QueueId> probed = new CopyOnWriteArrayList<>();
 
+    /** The queues whose probe Redis answers only after longer than a claim may wait. */
+    private final Set<QueueId> slow = ConcurrentHashMap.newKeySet();
+
     private final List<QueueId> lookedAt = new CopyOnWriteArrayList<>();
 
     private DatabaseDispatch dispatch;
@@ -68,7 +73,10 @@ class DatabaseDispatchTests {
             if (!this.answering.contains(queue)) {
                 throw new IllegalStateException("Redis does not answer");
             }
-        }, this.pauses, this.signals, pollInterval, this.clock, this.nanos::get);
+            if (this.slow.contains(queue)) {
+                this.nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(CLAIM_TIMEOUT + 1));
+            }
+        }, this.pauses, this.signals, pollInterval, CLAIM_TIMEOUT, this.clock, this.nanos::get);
     }
 
     private long added(QueueId queue, long executeTime) {
@@ -159,6 +167,26 @@ class DatabaseDispatchTests {
         await().atMost(Duration.ofSeconds(5)).until(() -> this.dispatch.queues().isEmpty());
         assertThat(this.dispatch.own(Map.of(ORDERS, 1))).isEmpty();
         assertThat(this.lookedAt).as("the dispatcher told to claim through Redis at once").containsExactly(ORDERS);
+    }
+
+    @Test
+    void aProbeAnsweredLaterThanAClaimMayWaitLeavesTheQueueWithTheDatabase() {
+        this.dispatch.takeOver(ORDERS);
+        this.answering.add(ORDERS);
+        this.slow.add(ORDERS);
+        // a second probe proves the first, slow but answered, left the queue with the database: none probes it then
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            pollIntervalPasses();
+            this.dispatch.claim(Map.of(ORDERS, 1), NOW, NOW + LEASE);
+            return this.probed.size() >= 2;
+        });
+        assertThat(this.dispatch.queues()).containsExactly(ORDERS);
+        this.slow.remove(ORDERS);
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            pollIntervalPasses();
+            this.dispatch.claim(Map.of(ORDERS, 1), NOW, NOW + LEASE);
+            return this.dispatch.queues().isEmpty();
+        });
     }
 
     @Test

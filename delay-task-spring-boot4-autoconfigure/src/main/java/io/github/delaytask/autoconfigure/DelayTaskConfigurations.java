@@ -286,8 +286,12 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, RedisKeys keys) {
-            return new RedisTaskQueues(redisTemplate, keys);
+        TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, RedisKeys keys, DelayTaskProperties properties) {
+            RedisTaskQueues queues = new RedisTaskQueues(redisTemplate, keys);
+            DelayTaskProperties.DatabaseDispatch databaseDispatch = properties.getDatabaseDispatch();
+            // without the database's dispatch, nothing else can claim the queue: a claim waits for Redis
+            queues.setClaimTimeout(databaseDispatch.isEnabled() ? databaseDispatch.getClaimTimeout() : null);
+            return queues;
         }
 
         @Bean
@@ -339,9 +343,13 @@ final class DelayTaskConfigurations {
             DelayTaskProperties.DatabaseDispatch databaseDispatch = properties.getDatabaseDispatch();
             Assert.isTrue(!databaseDispatch.isEnabled() || databaseDispatch.getPollInterval().toMillis() > 0,
                     "delay-task.database-dispatch.poll-interval must be at least 1ms");
+            Assert.isTrue(!databaseDispatch.isEnabled() || databaseDispatch.getClaimTimeout().toMillis() > 0,
+                    "delay-task.database-dispatch.claim-timeout must be at least 1ms");
             return new Claims(store, queues, properties.getLease(), dueClock(beanFactory), events(events), signals,
                     pauses, consumed,
-                    databaseDispatch.isEnabled() ? databaseDispatch.getPollInterval() : Duration.ZERO);
+                    databaseDispatch.isEnabled() ? databaseDispatch.getPollInterval() : Duration.ZERO,
+                    databaseDispatch.isEnabled() ? databaseDispatch.getClaimTimeout()
+                            : Duration.ofMillis(Long.MAX_VALUE));
         }
 
         @Bean

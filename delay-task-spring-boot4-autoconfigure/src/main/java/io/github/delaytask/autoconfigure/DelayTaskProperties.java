@@ -769,6 +769,22 @@ public class DelayTaskProperties {
          */
         private Duration pollInterval = Duration.ofMillis(500);
 
+        /**
+         * Longest a claim waits for Redis before the instance claims the queue from the database, however long
+         * spring.data.redis.timeout is (Lettuce's default is a minute): a Redis that stops answering is noticed this
+         * soon. An answer that comes later is used by a later claim, and a queue goes back to Redis only once Redis
+         * answers within this time. Queues with a cluster-wide limit wait the command timeout.
+         */
+        private Duration claimTimeout = Duration.ofSeconds(2);
+
+        public Duration getClaimTimeout() {
+            return this.claimTimeout;
+        }
+
+        public void setClaimTimeout(Duration claimTimeout) {
+            this.claimTimeout = claimTimeout;
+        }
+
         public boolean isEnabled() {
             return this.enabled;
         }

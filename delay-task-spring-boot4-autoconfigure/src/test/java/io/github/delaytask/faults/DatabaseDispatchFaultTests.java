@@ -214,6 +214,42 @@ class DatabaseDispatchFaultTests {
     }
 
     /**
+     * With {@code spring.data.redis.timeout} left unset, Lettuce waits a minute for a server that stopped: a Redis
+     * that stops answering is noticed after {@code delay-task.database-dispatch.claim-timeout} all the same, and the
+     * tasks due meanwhile run from the database within seconds of their time, not after the command timeout.
+     */
+    @Test
+    void onMariaDbWithTheCommandTimeoutLeftAtAMinuteTasksDueWhileRedisIsDownRunFromTheDatabaseWithinSeconds() {
+        this.backend = TestBackend.mariaDb();
+        FaultRuns runs = new FaultRuns(this.backend);
+        runs.createSchema("mysql");
+        this.redis = VolatileRedis.start();
+        Map<String, String> properties = FaultApp.properties(this.backend,
+                "spring.data.redis.port=" + this.redis.port(), "delay-task.reload-interval=10m",
+                "delay-task.preload-window=20m", "delay-task.database-dispatch.poll-interval=500ms");
+        FaultApp.runner(properties).run((context) -> {
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            // the queue is claimed from Redis first
+            long before = service.addTask(DelayTask.builder(RecordingListener.TASK_TYPE).build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> runs.status(before) == TaskStatus.EXECUTED);
+            this.redis.stop();
+            long dueAt = runs.count("SELECT " + RecordingListener.databaseNow(new JdbcTemplate(
+                    context.getBean(DataSource.class)))) + 1000;
+            List<DelayTask> due = new ArrayList<>();
+            for (int i = 0; i < WHILE_DOWN; i++) {
+                due.add(DelayTask.builder(RecordingListener.TASK_TYPE).executeAt(Instant.ofEpochMilli(dueAt)).build());
+            }
+            List<Long> ids = service.addTasks(due);
+            await().atMost(Duration.ofSeconds(20)).until(() -> executed(runs, ids) == ids.size());
+            long late = ids.stream().mapToLong((id) -> runs.runsOf(id).get(0).startedAt()).max().orElseThrow()
+                    - dueAt;
+            System.out.println("fault: redis-down-default-command-timeout late-ms=" + late);
+            assertThat(dispatchedFromDatabase(context)).containsExactly(QUEUE);
+            assertThat(runs.duplicated()).isEmpty();
+        });
+    }
+
+    /**
      * A listener with a cluster-wide limit waits for Redis, which keeps the limit; its claims, which Redis does not
      * answer, must hold up neither the rounds nor the deadlines of the queues claimed from the database. With a
      * command timeout as long as the lease, a round that waited for it once made every task it claimed from the

@@ -8,15 +8,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.delaytask.core.QueueId;
-import io.github.delaytask.testsupport.TcpProxy;
-import io.github.delaytask.testsupport.TestBackend;
+import io.github.delaytask.testsupport.StallingRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -31,13 +26,7 @@ class WakeUpsTests {
 
     private static final QueueId SECOND = new QueueId(2, 0);
 
-    private TestBackend backend;
-
-    private TcpProxy proxy;
-
-    private LettuceConnectionFactory stalling;
-
-    private LettuceConnectionFactory direct;
+    private StallingRedis redis;
 
     private WakeUps sender;
 
@@ -45,23 +34,10 @@ class WakeUpsTests {
 
     @BeforeEach
     void connect() {
-        this.backend = TestBackend.embedded();
-        this.proxy = TcpProxy.start(this.backend.redisHost(), this.backend.redisPort());
-        this.stalling = connect(this.proxy.port());
-        this.direct = connect(this.backend.redisPort());
-        RedisKeys keys = new RedisKeys(this.backend.keyPrefix());
-        this.sender = new WakeUps(new StringRedisTemplate(this.stalling), keys, Duration.ofSeconds(30),
-                Clock.systemUTC());
-        this.receiver = new WakeUps(new StringRedisTemplate(this.direct), keys, Duration.ofSeconds(30),
-                Clock.systemUTC());
-    }
-
-    private LettuceConnectionFactory connect(int port) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration(this.backend.redisHost(), port));
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
+        this.redis = StallingRedis.start();
+        RedisKeys keys = this.redis.keys();
+        this.sender = new WakeUps(this.redis.throughProxy(), keys, Duration.ofSeconds(30), Clock.systemUTC());
+        this.receiver = new WakeUps(this.redis.direct(), keys, Duration.ofSeconds(30), Clock.systemUTC());
     }
 
     @AfterEach
@@ -69,12 +45,9 @@ class WakeUpsTests {
         try {
             this.sender.close();
             this.receiver.close();
-            this.proxy.close();
-            this.stalling.destroy();
-            this.direct.destroy();
         }
         finally {
-            this.backend.close();
+            this.redis.close();
         }
     }
 
@@ -83,7 +56,7 @@ class WakeUpsTests {
         Set<QueueId> heard = ConcurrentHashMap.newKeySet();
         this.receiver.listen((queue, executeTime) -> heard.add(queue));
         await().atMost(Duration.ofSeconds(10)).until(this.receiver::listening);
-        this.proxy.stall();
+        this.redis.stall();
         long now = System.currentTimeMillis();
         // as the hand-off of new tasks publishes: it must not wait the command timeout of a minute
         CompletableFuture<Void> publishing = CompletableFuture.runAsync(() -> {
@@ -92,7 +65,7 @@ class WakeUpsTests {
         });
         await().atMost(Duration.ofSeconds(5)).until(publishing::isDone);
         assertThat(heard).as("heard while Redis stalls").isEmpty();
-        this.proxy.resume();
+        this.redis.resume();
         await().atMost(Duration.ofSeconds(10)).until(() -> heard.containsAll(Set.of(FIRST, SECOND)));
     }
 
@@ -101,7 +74,7 @@ class WakeUpsTests {
         Set<QueueId> heard = ConcurrentHashMap.newKeySet();
         this.receiver.listen((queue, executeTime) -> heard.add(queue));
         await().atMost(Duration.ofSeconds(10)).until(this.receiver::listening);
-        this.proxy.stall();
+        this.redis.stall();
         long now = System.currentTimeMillis();
         this.sender.publish(Map.of(FIRST, now));
         // the sender took the first and waits for Redis: the second waits for the sender, as the last adds of an
@@ -110,7 +83,7 @@ class WakeUpsTests {
         this.sender.publish(Map.of(SECOND, now + 100));
         assertThat(this.sender.unsent()).isEqualTo(1);
         this.sender.close();
-        this.proxy.resume();
+        this.redis.resume();
         await().atMost(Duration.ofSeconds(10)).until(() -> heard.containsAll(Set.of(FIRST, SECOND)));
     }
 
