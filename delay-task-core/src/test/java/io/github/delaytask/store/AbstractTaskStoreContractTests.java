@@ -265,6 +265,18 @@ public abstract class AbstractTaskStoreContractTests {
     }
 
     @Test
+    void whatTheStoreReturnsOfAKeyedTaskAddedRescheduledOrReplacedCarriesItsBusinessKey() {
+        StoredTask added = this.store.insertKeyed(keyed("order-7", NOW + 1_000)).created();
+        assertThat(added.bizKey()).isEqualTo("order-7");
+        assertThat(this.store.insertAll(List.of(keyed("order-8", NOW + 1_000))).get(0).created().bizKey())
+            .isEqualTo("order-8");
+        StoredTask rescheduled = this.store.reschedule(added.taskId(), NOW + 2_000);
+        assertThat(rescheduled.bizKey()).isEqualTo("order-7");
+        assertThat(this.store.replace(rescheduled, NOW + 3_000, bytes("q"), null).bizKey()).isEqualTo("order-7");
+        assertThat(this.store.findLive(List.of(added.taskId())).get(0).bizKey()).isEqualTo("order-7");
+    }
+
+    @Test
     void aRescheduleOrReplaceOfAWaitingTaskKeepsItsIdAndMovesItsVersionOn() {
         StoredTask added = this.store.insert(keyed("digest:1", NOW + 1000)).created();
         StoredTask moved = this.store.reschedule(added.taskId(), NOW + 2000);

@@ -294,7 +294,7 @@ public class MybatisTaskStore implements TaskStore {
         List<StoredTask> rows = new ArrayList<>(tasks.size());
         for (NewTask task : tasks) {
             rows.add(new StoredTask(idOf(task), task.taskType(), task.priority(), task.executeTime(),
-                    task.parameters(), 1, 0, null, task.traceContext()));
+                    task.parameters(), 1, 0, null, task.traceContext(), task.bizKey()));
         }
         statements().insertAll(rows, tasks);
         return rows;
@@ -468,7 +468,7 @@ public class MybatisTaskStore implements TaskStore {
                     .setSql("version = version + 1")
                     .eq("task_id", taskId));
                 return new StoredTask(taskId, row.taskType(), row.priority(), executeTime, row.parameters(),
-                        row.version() + 1, row.attempts(), null);
+                        row.version() + 1, row.attempts(), null, row.traceContext(), row.bizKey());
             });
             if (moved != null) {
                 return moved;
@@ -497,7 +497,8 @@ public class MybatisTaskStore implements TaskStore {
             this.jdbc.update("UPDATE " + this.tables.logs() + " SET execute_time = ?, parameters = ?, "
                     + "version = version + 1 WHERE task_id = ?", executeTime, bytes, taskId);
             return new StoredTask(taskId, live.taskType(), live.priority(), executeTime, parameters,
-                    live.version() + 1, live.attempts(), null);
+                    live.version() + 1, live.attempts(), null, this.traced ? traceContext : live.traceContext(),
+                    live.bizKey());
         });
     }
 
