@@ -267,4 +267,13 @@ public interface DelayTaskService {
         throw new UnsupportedOperationException("findSchedules is not supported by " + getClass().getName());
     }
 
+    /**
+     * Find one stored schedule, paused or not.
+     * @param name the schedule's name
+     * @return the schedule, or empty if none has that name
+     */
+    default Optional<ScheduleDetails> findSchedule(String name) {
+        throw new UnsupportedOperationException("findSchedule is not supported by " + getClass().getName());
+    }
+
 }

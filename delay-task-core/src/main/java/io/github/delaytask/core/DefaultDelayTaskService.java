@@ -463,11 +463,6 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
 
     @Override
     public boolean saveSchedule(TaskSchedule schedule) {
-        Assert.notNull(schedule, "Schedule must not be null");
-        byte[] parameters = schedule.getParameters();
-        Assert.isTrue(parameters == null || parameters.length <= this.settings.maxParametersSize(),
-                () -> "Schedule '" + schedule.getName() + "' has parameters of " + parameters.length
-                        + " bytes: at most delay-task.max-parameters-size, " + this.settings.maxParametersSize());
         return schedules().save(schedule);
     }
 
@@ -489,6 +484,11 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     @Override
     public List<ScheduleDetails> findSchedules() {
         return schedules().findAll();
+    }
+
+    @Override
+    public Optional<ScheduleDetails> findSchedule(String name) {
+        return Optional.ofNullable(schedules().find(name));
     }
 
     private Schedules schedules() {

@@ -51,17 +51,38 @@ public class Schedules {
 
     private final long horizon;
 
+    private final long maxParametersSize;
+
+    /**
+     * Schedules whose parameters may be of any size.
+     * @see #Schedules(ScheduleStore, Tasks, Clock, Duration, long)
+     */
+    public Schedules(ScheduleStore store, Tasks tasks, Clock clock, Duration horizon) {
+        this(store, tasks, clock, horizon, Long.MAX_VALUE);
+    }
+
     /**
      * @param tasks where the tasks of the schedules' times are added and cancelled
      * @param clock the clock of execute times
      * @param horizon how far ahead the tasks of a schedule's times are stored; a time older than that when looked at
      * was missed
+     * @param maxParametersSize the most bytes of parameters a schedule may give its tasks, as any task
+     * ({@code delay-task.max-parameters-size})
      */
-    public Schedules(ScheduleStore store, Tasks tasks, Clock clock, Duration horizon) {
+    public Schedules(ScheduleStore store, Tasks tasks, Clock clock, Duration horizon, long maxParametersSize) {
         this.store = store;
         this.tasks = tasks;
         this.clock = clock;
         this.horizon = horizon.toMillis();
+        this.maxParametersSize = maxParametersSize;
+    }
+
+    /** Refuse a schedule whose tasks the service would refuse for the size of their parameters. */
+    private void checkParametersSize(TaskSchedule schedule) {
+        byte[] parameters = schedule.getParameters();
+        Assert.isTrue(parameters == null || parameters.length <= this.maxParametersSize,
+                () -> "Schedule '" + schedule.getName() + "' has parameters of " + parameters.length
+                        + " bytes: at most delay-task.max-parameters-size, " + this.maxParametersSize);
     }
 
     /**
@@ -70,6 +91,7 @@ public class Schedules {
      */
     public boolean save(TaskSchedule schedule) {
         Assert.notNull(schedule, "Schedule must not be null");
+        checkParametersSize(schedule);
         return keptAfter(schedule.getName(), change(schedule.getName(), "save", (stored, now) -> {
             if (stored == null) {
                 return inserted(new StoredSchedule(schedule, State.ACTIVE, null, first(schedule, now), 0));
@@ -87,6 +109,8 @@ public class Schedules {
      * declared before but not now is paused, and the log says so.
      */
     public void declare(Collection<TaskSchedule> declared) {
+        // all checked before any is applied: a start that fails stores none of them
+        declared.forEach(this::checkParametersSize);
         for (TaskSchedule schedule : declared) {
             String digest = digest(schedule);
             change(schedule.getName(), "declare", (stored, now) -> {
@@ -166,11 +190,23 @@ public class Schedules {
 
     /** {@link DelayTaskService#findSchedules}. */
     public List<ScheduleDetails> findAll() {
-        return dataAccess(() -> this.store.findAll().stream()
-            .map((stored) -> new ScheduleDetails(stored.schedule(), stored.state() != State.ACTIVE,
-                    Instant.ofEpochMilli(Math.min(stored.nextTime(), DelayTask.MAX_EXECUTE_TIME)),
-                    stored.declaration() != null))
-            .toList(), "read the schedules");
+        return dataAccess(() -> this.store.findAll().stream().map(Schedules::details).toList(),
+                "read the schedules");
+    }
+
+    /** {@link DelayTaskService#findSchedule}: the schedule of the name, or null. */
+    public @Nullable ScheduleDetails find(String name) {
+        Assert.notNull(name, "Name must not be null");
+        return dataAccess(() -> {
+            StoredSchedule stored = this.store.find(name);
+            return (stored != null) ? details(stored) : null;
+        }, "read the schedule '" + name + "'");
+    }
+
+    private static ScheduleDetails details(StoredSchedule stored) {
+        return new ScheduleDetails(stored.schedule(), stored.state() != State.ACTIVE,
+                Instant.ofEpochMilli(Math.min(stored.nextTime(), DelayTask.MAX_EXECUTE_TIME)),
+                stored.declaration() != null);
     }
 
     /**

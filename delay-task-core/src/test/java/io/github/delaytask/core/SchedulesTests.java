@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The decisions of {@link Schedules} on an in-memory twin of the store, on a clock the test moves: which instance
@@ -90,6 +91,32 @@ class SchedulesTests {
         assertThat(late.keep()).isZero();
         assertThat(this.tasks.added).isEmpty();
         assertThat(this.store.find("tick").schedule()).isEqualTo(again);
+    }
+
+    @Test
+    void aScheduleWhoseParametersAreLargerThanATasksMayBeIsRefusedWhetherSavedOrDeclared() {
+        Schedules limited = new Schedules(this.store, this.tasks, this.clock, HORIZON, 4);
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> limited.save(TaskSchedule.every("big", Duration.ofSeconds(10)).parameters("12345")
+                .build()))
+            .withMessageContaining("delay-task.max-parameters-size, 4");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> limited.declare(List.of(TaskSchedule.every("small", Duration.ofSeconds(10)).build(),
+                    TaskSchedule.every("big", Duration.ofSeconds(10)).parameters("12345").build())))
+            .withMessageContaining("'big'");
+        assertThat(this.store.find("small")).as("none of the declarations is stored").isNull();
+        assertThat(this.store.find("big")).isNull();
+        limited.save(TaskSchedule.every("fits", Duration.ofSeconds(10)).parameters("1234").build());
+        assertThat(this.store.find("fits")).isNotNull();
+    }
+
+    @Test
+    void aScheduleIsFoundByItsNameAlone() {
+        this.schedules.save(TaskSchedule.every("tick", Duration.ofSeconds(10)).build());
+        this.schedules.save(TaskSchedule.every("tock", Duration.ofSeconds(20)).build());
+        assertThat(this.schedules.find("tock").schedule().getInterval()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(this.schedules.find("tock").paused()).isFalse();
+        assertThat(this.schedules.find("none")).isNull();
     }
 
     @Test

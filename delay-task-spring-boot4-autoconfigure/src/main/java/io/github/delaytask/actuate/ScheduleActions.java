@@ -173,10 +173,7 @@ final class ScheduleActions {
 
     @Nullable
     private ScheduleDetails find(String name) {
-        return this.service.findSchedules().stream()
-            .filter((schedule) -> schedule.schedule().getName().equals(name))
-            .findFirst()
-            .orElse(null);
+        return this.service.findSchedule(name).orElse(null);
     }
 
 }

@@ -513,7 +513,7 @@ final class DelayTaskConfigurations {
             Assert.isTrue(interval.compareTo(Duration.ofSeconds(1)) >= 0,
                     () -> "delay-task.schedules.check-interval is " + interval + ": at least 1s");
             Schedules schedules = new Schedules(store, Schedules.Tasks.of(service), dueClock(beanFactory),
-                    interval.multipliedBy(2));
+                    interval.multipliedBy(2), properties.getMaxParametersSize().toBytes());
             if (service instanceof DefaultDelayTaskService tasks) {
                 tasks.setSchedules(schedules);
             }
@@ -526,13 +526,6 @@ final class DelayTaskConfigurations {
         ScheduleKeeper delayTaskScheduleKeeper(Schedules schedules, ScheduleStore store,
                 ObjectProvider<TaskSchedule> declared, DelayTaskProperties properties) {
             List<TaskSchedule> declarations = declared.orderedStream().toList();
-            long maxParameters = properties.getMaxParametersSize().toBytes();
-            for (TaskSchedule schedule : declarations) {
-                byte[] parameters = schedule.getParameters();
-                Assert.isTrue(parameters == null || parameters.length <= maxParameters, () -> "The TaskSchedule bean "
-                        + "of schedule '" + schedule.getName() + "' has parameters of " + parameters.length
-                        + " bytes: at most delay-task.max-parameters-size, " + maxParameters);
-            }
             return new ScheduleKeeper(schedules, store, declarations, properties.getSchedules().getCheckInterval());
         }
 
