@@ -240,7 +240,13 @@ public final class Claims {
         for (Map.Entry<QueueId, Claim> entry : claims.claimed().entrySet()) {
             QueueId queue = entry.getKey();
             Claim claim = entry.getValue();
-            this.losses.claimed(queue, claim);
+            if (claims.late().contains(queue)) {
+                // an answer older than the failure that may have lost data: the next claim, timed, tells
+                this.losses.claimedLate(queue, claim);
+            }
+            else {
+                this.losses.claimed(queue, claim);
+            }
             if (claim.redelivered() > 0) {
                 this.events.redelivered(queue, claim.redelivered());
             }

@@ -90,6 +90,20 @@ final class RedisLosses {
     }
 
     /**
+     * A queue's claim of an earlier round answered late: only a missing marker it saw says the queue lost data. It
+     * does not say the queue answers again after a failure, as it was sent before that failure was counted, and its
+     * time may be none ({@code -1}, a claim that did not read the server's time): the next claim, which reads it,
+     * tells.
+     */
+    void claimedLate(QueueId queue, Claim claim) {
+        if (!claim.loaded() && claim.redisTime() >= 0) {
+            for (Claims.LossListener listener : this.listeners) {
+                listener.queueLost(queue, claim.redisTime());
+            }
+        }
+    }
+
+    /**
      * After the database claimed what the queues' claims handed out (until then their own tasks are in flight and
      * leased nowhere): make due again what a lost claim of a queue back from a failure left in flight.
      */

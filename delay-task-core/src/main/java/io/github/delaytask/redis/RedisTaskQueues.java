@@ -10,8 +10,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.core.Claim;
@@ -28,6 +30,7 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -63,9 +66,16 @@ public class RedisTaskQueues implements TaskQueues {
 
     /**
      * The longest a claim round waits for a Redis server that does not answer, whatever the command timeout
-     * ({@link #setClaimTimeout}); the rounds of queues with a cluster-wide limit wait the command timeout.
+     * ({@link #setClaimTimeout}).
      */
     private volatile long claimTimeoutMillis = Long.MAX_VALUE;
+
+    /**
+     * Hands back the ids of late claims that no round uses, off the claiming thread: the server that was late may
+     * stall again, and the dispatcher must not wait for it. Its thread ends when idle; ids it cannot take wait in
+     * flight until their lease runs out.
+     */
+    private final ThreadPoolExecutor handBacks;
 
     /**
      * How long a claim of many queues waits for the slowest servers once the first answered, at the least: twice as
@@ -128,29 +138,25 @@ public class RedisTaskQueues implements TaskQueues {
                         : DEFAULT_COMMAND_TIMEOUT_MILLIS;
         this.cluster = LETTUCE && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
                 && lettuce.isClusterAware();
+        CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-hand-back-");
+        threads.setDaemon(true);
+        this.handBacks = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1000), threads,
+                new ThreadPoolExecutor.DiscardPolicy());
+        this.handBacks.allowCoreThreadTimeOut(true);
     }
 
     /**
      * Bound how long a claim round waits for a Redis server that does not answer, whatever the command timeout: such
-     * a claim is then {@linkplain ClaimNotAnswered not answered}, and a later round takes its answer. A round that
-     * claims a queue with a cluster-wide limit still waits the command timeout: the database does not dispatch such a
-     * queue, so its tasks wait for Redis either way, and its answer is better taken at once.
+     * a claim is then {@linkplain ClaimNotAnswered not answered}, and a later round takes its answer.
      * @param claimTimeout how long at most; {@code null} for the command timeout
      */
     public void setClaimTimeout(@Nullable Duration claimTimeout) {
         this.claimTimeoutMillis = (claimTimeout != null) ? claimTimeout.toMillis() : Long.MAX_VALUE;
     }
 
-    /** Whether a claim of the queues must wait the command timeout, rather than the claim timeout. */
-    private boolean waitsForLimited(Collection<QueueId> queues) {
-        if (this.commandTimeoutMillis <= this.claimTimeoutMillis) {
-            return true;
-        }
-        if (this.inFlightLimits.isEmpty() && this.rates.isEmpty()) {
-            return false;
-        }
-        return queues.stream().anyMatch((queue) -> this.inFlightLimits.containsKey(queue)
-                || this.rates.containsKey(queue));
+    /** How long a claim round on one server waits for it: the claim timeout, if shorter than the command timeout. */
+    private long claimWaitMillis() {
+        return Math.min(this.commandTimeoutMillis, this.claimTimeoutMillis);
     }
 
     /**
@@ -343,7 +349,7 @@ public class RedisTaskQueues implements TaskQueues {
             this.slowUntil.entrySet().removeIf((entry) -> entry.getValue() - now < 0);
             toSend.keySet().stream().filter(this.slowUntil::containsKey).forEach(slow::add);
         }
-        if (toSend.size() == 1 && !this.cluster && waitsForLimited(toSend.keySet())) {
+        if (toSend.size() == 1 && !this.cluster && this.commandTimeoutMillis <= this.claimTimeoutMillis) {
             // a pipeline costs more than the call for one queue; on a Cluster the call must not wait for a stalled
             // master longer than a round of many queues does, nor on one server longer than the claim timeout
             toSend.forEach((queue, max) -> {
@@ -369,7 +375,9 @@ public class RedisTaskQueues implements TaskQueues {
                 if (result instanceof AsyncScripts.Late unanswered) {
                     // its server has not answered yet: a later round takes its answer, and it is not claimed
                     // meanwhile
-                    this.lateClaims.put(queue, new LateClaim(unanswered.answer(), sentAt, lease.toMillis()));
+                    // a claim of another thread's round (a poll) may be waiting already: its answer is taken first,
+                    // and this one's ids wait in flight until their lease runs out
+                    this.lateClaims.putIfAbsent(queue, new LateClaim(unanswered.answer(), sentAt, lease.toMillis()));
                     this.slowUntil.put(queue, sentAt + SLOW_FOR_NANOS);
                     failed.put(queue, new ClaimNotAnswered(queue, sentAt));
                     continue;
@@ -422,19 +430,19 @@ public class RedisTaskQueues implements TaskQueues {
             }
             catch (RuntimeException ex) {
                 Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-                if (isNoScript(cause)) {
-                    // a new master that did not know the script: nothing was claimed
-                    this.lateClaims.remove(queue, claim);
-                }
-                else if (asked != null) {
-                    this.lateClaims.remove(queue, claim);
+                // a new master that did not know the script claimed nothing; a failure is this round's, or, for a
+                // queue not claimed now, stale by the time it is (its loss was counted when the claim went unanswered)
+                if (this.lateClaims.remove(queue, claim) && asked != null && !isNoScript(cause)) {
                     toSend.remove(queue);
                     failed.put(queue, (cause instanceof DataAccessException translated) ? translated
                             : new RedisSystemException("Claim of " + queue + " failed: " + cause.getMessage(), cause));
                 }
                 continue;
             }
-            this.lateClaims.remove(queue, claim);
+            if (!this.lateClaims.remove(queue, claim)) {
+                // another thread's round took it
+                continue;
+            }
             Claim answered = toClaim(answer);
             List<Long> ids = answered.taskIds();
             int kept = (asked != null) ? Math.min(asked, ids.size()) : 0;
@@ -443,8 +451,11 @@ public class RedisTaskQueues implements TaskQueues {
             }
             if (asked != null) {
                 toSend.remove(queue);
-                claimed.put(queue, new Claim(answered.redisTime(), answered.nextDueInMillis(), answered.loaded(),
-                        answered.paused(), answered.redelivered(), List.copyOf(ids.subList(0, kept))));
+                // its next look counts from its answer, which is older than this round by up to its wait
+                long age = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - claim.sentAt());
+                long nextDue = (answered.nextDueInMillis() < 0) ? -1 : Math.max(0, answered.nextDueInMillis() - age);
+                claimed.put(queue, new Claim(answered.redisTime(), nextDue, answered.loaded(), answered.paused(),
+                        answered.redelivered(), List.copyOf(ids.subList(0, kept))));
                 late.add(queue);
             }
         }
@@ -457,13 +468,15 @@ public class RedisTaskQueues implements TaskQueues {
     private void handBack(QueueId queue, List<Long> taskIds, long claimedAt, long leaseMillis) {
         Map<Long, long[]> tasks = new LinkedHashMap<>();
         taskIds.forEach((taskId) -> tasks.put(taskId, new long[] { claimedAt + leaseMillis, claimedAt }));
-        try {
-            releaseOrphans(queue, tasks);
-        }
-        catch (RuntimeException ex) {
-            // they wait in flight until their lease runs out, and are handed out then
-            logger.debug("Could not hand back the ids of a late claim of " + queue, ex);
-        }
+        this.handBacks.execute(() -> {
+            try {
+                releaseOrphans(queue, tasks);
+            }
+            catch (RuntimeException ex) {
+                // they wait in flight until their lease runs out, and are handed out then
+                logger.debug("Could not hand back the ids of a late claim of " + queue, ex);
+            }
+        });
     }
 
     /**
@@ -494,10 +507,10 @@ public class RedisTaskQueues implements TaskQueues {
                     capped.add(i);
                 }
             }
-            // on one server a slow answer holds up no other: only a Cluster's masters answer apart
-            long straggler = this.cluster ? STRAGGLER_MILLIS : this.commandTimeoutMillis;
-            long unanswered = this.cluster ? UNANSWERED_MILLIS
-                    : (waitsForLimited(order) ? this.commandTimeoutMillis : this.claimTimeoutMillis);
+            // on one server a slow answer holds up no other (only a Cluster's masters answer apart), but a server
+            // that stops answering midway through a round is waited for no longer than the claim timeout
+            long straggler = this.cluster ? STRAGGLER_MILLIS : claimWaitMillis();
+            long unanswered = this.cluster ? UNANSWERED_MILLIS : claimWaitMillis();
             Set<Integer> cappedHere = this.cluster ? capped : Set.of();
             results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts.runAll(connection,
                     this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis, straggler, unanswered,

@@ -288,10 +288,19 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         TaskQueues delayTaskQueues(StringRedisTemplate redisTemplate, RedisKeys keys, DelayTaskProperties properties) {
             RedisTaskQueues queues = new RedisTaskQueues(redisTemplate, keys);
-            DelayTaskProperties.DatabaseDispatch databaseDispatch = properties.getDatabaseDispatch();
             // without the database's dispatch, nothing else can claim the queue: a claim waits for Redis
-            queues.setClaimTimeout(databaseDispatch.isEnabled() ? databaseDispatch.getClaimTimeout() : null);
+            queues.setClaimTimeout(properties.getDatabaseDispatch().isEnabled() ? claimTimeout(properties) : null);
             return queues;
+        }
+
+        /**
+         * The claim timeout, at most half the lease: tasks claimed from the database after a round that waited it must
+         * still start within their lease.
+         */
+        private static Duration claimTimeout(DelayTaskProperties properties) {
+            Duration claimTimeout = properties.getDatabaseDispatch().getClaimTimeout();
+            Duration half = properties.getLease().dividedBy(2);
+            return (claimTimeout.compareTo(half) > 0) ? half : claimTimeout;
         }
 
         @Bean
@@ -348,8 +357,7 @@ final class DelayTaskConfigurations {
             return new Claims(store, queues, properties.getLease(), dueClock(beanFactory), events(events), signals,
                     pauses, consumed,
                     databaseDispatch.isEnabled() ? databaseDispatch.getPollInterval() : Duration.ZERO,
-                    databaseDispatch.isEnabled() ? databaseDispatch.getClaimTimeout()
-                            : Duration.ofMillis(Long.MAX_VALUE));
+                    databaseDispatch.isEnabled() ? claimTimeout(properties) : Duration.ofMillis(Long.MAX_VALUE));
         }
 
         @Bean

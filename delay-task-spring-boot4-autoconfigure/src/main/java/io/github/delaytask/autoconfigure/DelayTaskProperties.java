@@ -773,7 +773,7 @@ public class DelayTaskProperties {
          * Longest a claim waits for Redis before the instance claims the queue from the database, however long
          * spring.data.redis.timeout is (Lettuce's default is a minute): a Redis that stops answering is noticed this
          * soon. An answer that comes later is used by a later claim, and a queue goes back to Redis only once Redis
-         * answers within this time. Queues with a cluster-wide limit wait the command timeout.
+         * answers within this time. At most half the lease is used. Queues with a cluster-wide limit wait for Redis.
          */
         private Duration claimTimeout = Duration.ofSeconds(2);
 

@@ -244,6 +244,8 @@ class DatabaseDispatchFaultTests {
             long late = ids.stream().mapToLong((id) -> runs.runsOf(id).get(0).startedAt()).max().orElseThrow()
                     - dueAt;
             System.out.println("fault: redis-down-default-command-timeout late-ms=" + late);
+            // the claim timeout (2 s) and a poll interval, well short of the command timeout's minute
+            assertThat(late).isLessThan(10_000);
             assertThat(dispatchedFromDatabase(context)).containsExactly(QUEUE);
             assertThat(runs.duplicated()).isEmpty();
         });
