@@ -228,9 +228,11 @@ public final class Claims {
         claims.claimed()
             .forEach((queue, claim) -> this.pauses.found(queue, claim.paused(), pauses.getOrDefault(queue, 0L)));
         claims.failed().forEach((queue, error) -> {
-            // a claim only late is no sign of lost data; one that failed, or went unanswered for the claim timeout,
-            // may be, once its queue answers again
-            if (!lateOnly(queue, error)) {
+            // a claim only late is no sign of lost data; one that failed, or went unanswered for the claim timeout
+            // (a queue with a cluster-wide limit too, which is not handed to the database), may be, once its queue
+            // answers again
+            if (!(error instanceof TaskQueues.ClaimNotAnswered late)
+                    || late.unansweredMillis() >= this.claimTimeoutMillis) {
                 this.losses.failed(List.of(queue));
             }
         });

@@ -141,7 +141,8 @@ public class RedisTaskQueues implements TaskQueues {
         CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-hand-back-");
         threads.setDaemon(true);
         this.handBacks = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1000), threads,
-                new ThreadPoolExecutor.DiscardPolicy());
+                (handBack, executor) -> logger.debug("Too many hand-backs of late claims waiting: the ids of one wait "
+                        + "in flight until their lease runs out"));
         this.handBacks.allowCoreThreadTimeOut(true);
     }
 
@@ -152,6 +153,11 @@ public class RedisTaskQueues implements TaskQueues {
      */
     public void setClaimTimeout(@Nullable Duration claimTimeout) {
         this.claimTimeoutMillis = (claimTimeout != null) ? claimTimeout.toMillis() : Long.MAX_VALUE;
+    }
+
+    /** Stop handing back the ids of late claims: those not handed back yet wait until their lease runs out. */
+    public void close() {
+        this.handBacks.shutdownNow();
     }
 
     /** How long a claim round on one server waits for it: the claim timeout, if shorter than the command timeout. */
@@ -374,10 +380,15 @@ public class RedisTaskQueues implements TaskQueues {
             try {
                 if (result instanceof AsyncScripts.Late unanswered) {
                     // its server has not answered yet: a later round takes its answer, and it is not claimed
-                    // meanwhile
-                    // a claim of another thread's round (a poll) may be waiting already: its answer is taken first,
-                    // and this one's ids wait in flight until their lease runs out
-                    this.lateClaims.putIfAbsent(queue, new LateClaim(unanswered.answer(), sentAt, lease.toMillis()));
+                    // meanwhile; a claim of another thread's round (a poll) may be waiting already, whose answer is
+                    // taken, and this one's ids are handed back once it answers
+                    LateClaim pending = new LateClaim(unanswered.answer(), sentAt, lease.toMillis());
+                    if (this.lateClaims.putIfAbsent(queue, pending) != null) {
+                        pending.answer().thenAccept((answer) -> {
+                            Claim second = toClaim(strings(answer));
+                            handBack(queue, second.taskIds(), second.redisTime(), pending.leaseMillis());
+                        });
+                    }
                     this.slowUntil.put(queue, sentAt + SLOW_FOR_NANOS);
                     failed.put(queue, new ClaimNotAnswered(queue, sentAt));
                     continue;
@@ -406,10 +417,11 @@ public class RedisTaskQueues implements TaskQueues {
      * The claims of earlier rounds that came late. One answered since is this round's claim of its queue, when the
      * queue is claimed, as far as this round's count goes: its ids are in flight under a lease from its own time, and
      * the database's claim fences them as any other; the rest of its ids, or all of them when the queue is not
-     * claimed in this round (the database dispatches it meanwhile), go back, due at once, unless taken since. One that
-     * failed is this round's failure of its queue, when the queue is claimed, so that a server that lost its data is
-     * recovered as after any failed claim. A queue whose claim still waits for its server is not claimed again
-     * meanwhile.
+     * claimed in this round (the database dispatches it meanwhile), go back, due at once, unless taken since. A queue
+     * with a cluster-wide limit keeps them for its own rounds instead, for up to half a lease: its limit counted them
+     * when Redis claimed them. One that failed is this round's failure of its queue, whether or not the round claims
+     * it, so that a server that lost its data is recovered as after any failed claim. A queue whose claim still waits
+     * for its server is not claimed again meanwhile.
      */
     private void settleLateClaims(Map<QueueId, Integer> toSend, Map<QueueId, Claim> claimed,
             Map<QueueId, RuntimeException> failed, Set<QueueId> late) {
@@ -430,13 +442,17 @@ public class RedisTaskQueues implements TaskQueues {
             }
             catch (RuntimeException ex) {
                 Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-                // a new master that did not know the script claimed nothing; a failure is this round's, or, for a
-                // queue not claimed now, stale by the time it is (its loss was counted when the claim went unanswered)
-                if (this.lateClaims.remove(queue, claim) && asked != null && !isNoScript(cause)) {
+                // a new master that did not know the script claimed nothing
+                if (this.lateClaims.remove(queue, claim) && !isNoScript(cause)) {
                     toSend.remove(queue);
                     failed.put(queue, (cause instanceof DataAccessException translated) ? translated
                             : new RedisSystemException("Claim of " + queue + " failed: " + cause.getMessage(), cause));
                 }
+                continue;
+            }
+            boolean limited = this.inFlightLimits.containsKey(queue) || this.rates.containsKey(queue);
+            long ageNanos = System.nanoTime() - claim.sentAt();
+            if (asked == null && limited && TimeUnit.NANOSECONDS.toMillis(ageNanos) < claim.leaseMillis() / 2) {
                 continue;
             }
             if (!this.lateClaims.remove(queue, claim)) {
@@ -447,12 +463,21 @@ public class RedisTaskQueues implements TaskQueues {
             List<Long> ids = answered.taskIds();
             int kept = (asked != null) ? Math.min(asked, ids.size()) : 0;
             if (kept < ids.size()) {
-                handBack(queue, ids.subList(kept, ids.size()), answered.redisTime(), claim.leaseMillis());
+                if (asked != null && limited) {
+                    // the rest for the queue's next rounds, its ids at the head of the answer
+                    List<Object> rest = new ArrayList<>(answer.subList(0, 5));
+                    ids.subList(kept, ids.size()).forEach((id) -> rest.add(Long.toString(id)));
+                    this.lateClaims.putIfAbsent(queue,
+                            new LateClaim(CompletableFuture.completedFuture(rest), claim.sentAt(), claim.leaseMillis()));
+                }
+                else {
+                    handBack(queue, ids.subList(kept, ids.size()), answered.redisTime(), claim.leaseMillis());
+                }
             }
             if (asked != null) {
                 toSend.remove(queue);
                 // its next look counts from its answer, which is older than this round by up to its wait
-                long age = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - claim.sentAt());
+                long age = TimeUnit.NANOSECONDS.toMillis(ageNanos);
                 long nextDue = (answered.nextDueInMillis() < 0) ? -1 : Math.max(0, answered.nextDueInMillis() - age);
                 claimed.put(queue, new Claim(answered.redisTime(), nextDue, answered.loaded(), answered.paused(),
                         answered.redelivered(), List.copyOf(ids.subList(0, kept))));
@@ -511,7 +536,7 @@ public class RedisTaskQueues implements TaskQueues {
             // that stops answering midway through a round is waited for no longer than the claim timeout
             long straggler = this.cluster ? STRAGGLER_MILLIS : claimWaitMillis();
             long unanswered = this.cluster ? UNANSWERED_MILLIS : claimWaitMillis();
-            Set<Integer> cappedHere = this.cluster ? capped : Set.of();
+            Set<Integer> cappedHere = this.cluster ? capped : everyCall(order.size());
             results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts.runAll(connection,
                     this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis, straggler, unanswered,
                     cappedHere));
@@ -524,6 +549,21 @@ public class RedisTaskQueues implements TaskQueues {
             }
         }
         return results;
+    }
+
+    /**
+     * On one server, the calls of a round bounded by the claim timeout from their sending, also once some answered:
+     * none waits for the command timeout, nor a round longer than the claim timeout.
+     */
+    private Set<Integer> everyCall(int calls) {
+        if (this.commandTimeoutMillis <= this.claimTimeoutMillis) {
+            return Set.of();
+        }
+        Set<Integer> all = new HashSet<>(calls * 2);
+        for (int i = 0; i < calls; i++) {
+            all.add(i);
+        }
+        return all;
     }
 
     private static byte[][] bytes(Object[] values) {
