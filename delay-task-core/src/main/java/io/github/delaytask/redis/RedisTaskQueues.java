@@ -10,10 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delaytask.core.Claim;
@@ -30,7 +27,6 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -70,12 +66,6 @@ public class RedisTaskQueues implements TaskQueues {
      */
     private volatile long claimTimeoutMillis = Long.MAX_VALUE;
 
-    /**
-     * Hands back the ids of late claims that no round uses, off the claiming thread: the server that was late may
-     * stall again, and the dispatcher must not wait for it. Its thread ends when idle; ids it cannot take wait in
-     * flight until their lease runs out.
-     */
-    private final ThreadPoolExecutor handBacks;
 
     /**
      * How long a claim of many queues waits for the slowest servers once the first answered, at the least: twice as
@@ -105,7 +95,8 @@ public class RedisTaskQueues implements TaskQueues {
     private static final long[] NO_RATE = { 0, 0 };
 
     /** Claims whose server had not answered when the others of their round had, by queue. */
-    private final Map<QueueId, LateClaim> lateClaims = new ConcurrentHashMap<>();
+    private final LateClaims lateClaims = new LateClaims(this::releaseOrphans,
+            (queue) -> this.inFlightLimits.containsKey(queue) || this.rates.containsKey(queue));
 
     /**
      * Queues whose claim came late lately, until when (nanos of {@link System#nanoTime()}): their claims are waited
@@ -138,12 +129,6 @@ public class RedisTaskQueues implements TaskQueues {
                         : DEFAULT_COMMAND_TIMEOUT_MILLIS;
         this.cluster = LETTUCE && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
                 && lettuce.isClusterAware();
-        CustomizableThreadFactory threads = new CustomizableThreadFactory("delay-task-hand-back-");
-        threads.setDaemon(true);
-        this.handBacks = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1000), threads,
-                (handBack, executor) -> logger.debug("Too many hand-backs of late claims waiting: the ids of one wait "
-                        + "in flight until their lease runs out"));
-        this.handBacks.allowCoreThreadTimeOut(true);
     }
 
     /**
@@ -157,7 +142,7 @@ public class RedisTaskQueues implements TaskQueues {
 
     /** Stop handing back the ids of late claims: those not handed back yet wait until their lease runs out. */
     public void close() {
-        this.handBacks.shutdownNow();
+        this.lateClaims.close();
     }
 
     /** How long a claim round on one server waits for it: the claim timeout, if shorter than the command timeout. */
@@ -347,7 +332,7 @@ public class RedisTaskQueues implements TaskQueues {
         Set<QueueId> late = Set.of();
         if (!this.lateClaims.isEmpty()) {
             late = new HashSet<>();
-            settleLateClaims(toSend, claimed, failed, late);
+            this.lateClaims.settle(toSend, claimed, failed, late);
         }
         long now = System.nanoTime();
         Set<QueueId> slow = new HashSet<>();
@@ -382,13 +367,7 @@ public class RedisTaskQueues implements TaskQueues {
                     // its server has not answered yet: a later round takes its answer, and it is not claimed
                     // meanwhile; a claim of another thread's round (a poll) may be waiting already, whose answer is
                     // taken, and this one's ids are handed back once it answers
-                    LateClaim pending = new LateClaim(unanswered.answer(), sentAt, lease.toMillis());
-                    if (this.lateClaims.putIfAbsent(queue, pending) != null) {
-                        pending.answer().thenAccept((answer) -> {
-                            Claim second = toClaim(strings(answer));
-                            handBack(queue, second.taskIds(), second.redisTime(), pending.leaseMillis());
-                        });
-                    }
+                    this.lateClaims.add(queue, unanswered.answer(), sentAt, lease.toMillis());
                     this.slowUntil.put(queue, sentAt + SLOW_FOR_NANOS);
                     failed.put(queue, new ClaimNotAnswered(queue, sentAt));
                     continue;
@@ -411,106 +390,6 @@ public class RedisTaskQueues implements TaskQueues {
             }
         }
         return new Claims(claimed, failed, late);
-    }
-
-    /**
-     * The claims of earlier rounds that came late. One answered since is this round's claim of its queue, when the
-     * queue is claimed, as far as this round's count goes: its ids are in flight under a lease from its own time, and
-     * the database's claim fences them as any other; the rest of its ids, or all of them when the queue is not
-     * claimed in this round (the database dispatches it meanwhile), go back, due at once, unless taken since. A queue
-     * with a cluster-wide limit keeps them for its own rounds instead, for up to half a lease: its limit counted them
-     * when Redis claimed them. One that failed is this round's failure of its queue, whether or not the round claims
-     * it, so that a server that lost its data is recovered as after any failed claim. A queue whose claim still waits
-     * for its server is not claimed again meanwhile.
-     */
-    private void settleLateClaims(Map<QueueId, Integer> toSend, Map<QueueId, Claim> claimed,
-            Map<QueueId, RuntimeException> failed, Set<QueueId> late) {
-        for (Map.Entry<QueueId, LateClaim> entry : this.lateClaims.entrySet()) {
-            QueueId queue = entry.getKey();
-            LateClaim claim = entry.getValue();
-            Integer asked = toSend.get(queue);
-            if (!claim.answer().isDone()) {
-                if (asked != null) {
-                    toSend.remove(queue);
-                    failed.put(queue, new ClaimNotAnswered(queue, claim.sentAt()));
-                }
-                continue;
-            }
-            List<String> answer;
-            try {
-                answer = strings(claim.answer().join());
-            }
-            catch (RuntimeException ex) {
-                Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-                // a new master that did not know the script claimed nothing
-                if (this.lateClaims.remove(queue, claim) && !isNoScript(cause)) {
-                    toSend.remove(queue);
-                    failed.put(queue, (cause instanceof DataAccessException translated) ? translated
-                            : new RedisSystemException("Claim of " + queue + " failed: " + cause.getMessage(), cause));
-                }
-                continue;
-            }
-            boolean limited = this.inFlightLimits.containsKey(queue) || this.rates.containsKey(queue);
-            long ageNanos = System.nanoTime() - claim.sentAt();
-            if (asked == null && limited && TimeUnit.NANOSECONDS.toMillis(ageNanos) < claim.leaseMillis() / 2) {
-                continue;
-            }
-            if (!this.lateClaims.remove(queue, claim)) {
-                // another thread's round took it
-                continue;
-            }
-            Claim answered = toClaim(answer);
-            List<Long> ids = answered.taskIds();
-            int kept = (asked != null) ? Math.min(asked, ids.size()) : 0;
-            if (kept < ids.size()) {
-                if (asked != null && limited) {
-                    // the rest for the queue's next rounds, its ids at the head of the answer
-                    List<Object> rest = new ArrayList<>(answer.subList(0, 5));
-                    ids.subList(kept, ids.size()).forEach((id) -> rest.add(Long.toString(id)));
-                    this.lateClaims.putIfAbsent(queue,
-                            new LateClaim(CompletableFuture.completedFuture(rest), claim.sentAt(), claim.leaseMillis()));
-                }
-                else {
-                    handBack(queue, ids.subList(kept, ids.size()), answered.redisTime(), claim.leaseMillis());
-                }
-            }
-            if (asked != null) {
-                toSend.remove(queue);
-                // its next look counts from its answer, which is older than this round by up to its wait
-                long age = TimeUnit.NANOSECONDS.toMillis(ageNanos);
-                long nextDue = (answered.nextDueInMillis() < 0) ? -1 : Math.max(0, answered.nextDueInMillis() - age);
-                claimed.put(queue, new Claim(answered.redisTime(), nextDue, answered.loaded(), answered.paused(),
-                        answered.redelivered(), List.copyOf(ids.subList(0, kept))));
-                late.add(queue);
-            }
-        }
-    }
-
-    /**
-     * Make due again, in one call, the ids a late claim took and no one uses, each only while it holds that claim's
-     * lease: one taken since, by a claim after its lease ran out, is left alone.
-     */
-    private void handBack(QueueId queue, List<Long> taskIds, long claimedAt, long leaseMillis) {
-        Map<Long, long[]> tasks = new LinkedHashMap<>();
-        taskIds.forEach((taskId) -> tasks.put(taskId, new long[] { claimedAt + leaseMillis, claimedAt }));
-        this.handBacks.execute(() -> {
-            try {
-                releaseOrphans(queue, tasks);
-            }
-            catch (RuntimeException ex) {
-                // they wait in flight until their lease runs out, and are handed out then
-                logger.debug("Could not hand back the ids of a late claim of " + queue, ex);
-            }
-        });
-    }
-
-    /**
-     * A claim of an earlier round whose server had not answered when the other queues' servers had.
-     * @param answer the script's answer, or its error
-     * @param sentAt when it was sent, nanos of {@link System#nanoTime()}
-     * @param leaseMillis the lease it asked for
-     */
-    private record LateClaim(CompletableFuture<List<Object>> answer, long sentAt, long leaseMillis) {
     }
 
     /**
@@ -574,7 +453,7 @@ public class RedisTaskQueues implements TaskQueues {
         return bytes;
     }
 
-    private static boolean isNoScript(Throwable ex) {
+    static boolean isNoScript(Throwable ex) {
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
             if (cause.getMessage() != null && cause.getMessage().contains("NOSCRIPT")) {
                 return true;
@@ -583,7 +462,7 @@ public class RedisTaskQueues implements TaskQueues {
         return false;
     }
 
-    private static List<String> strings(Object result) {
+    static List<String> strings(Object result) {
         if (!(result instanceof List<?> values)) {
             throw new RedisSystemException("Unexpected claim result " + result, null);
         }
@@ -637,7 +516,7 @@ public class RedisTaskQueues implements TaskQueues {
         }
     }
 
-    private static Claim toClaim(List<String> result) {
+    static Claim toClaim(List<String> result) {
         List<Long> ids = new ArrayList<>(result.size() - 5);
         for (int i = 5; i < result.size(); i++) {
             ids.add(Long.parseLong(result.get(i)));
