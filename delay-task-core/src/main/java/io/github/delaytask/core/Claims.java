@@ -198,8 +198,13 @@ public final class Claims {
      * Redis can give.
      */
     private boolean lateOnly(QueueId queue, RuntimeException error) {
-        return error instanceof TaskQueues.ClaimNotAnswered late
-                && (late.unansweredMillis() < this.claimTimeoutMillis || this.database.isLimited(queue));
+        return !failedOrLongUnanswered(error) || this.database.isLimited(queue);
+    }
+
+    /** Whether a queue's claim failed, or went unanswered for the claim timeout: either may have lost data. */
+    private boolean failedOrLongUnanswered(RuntimeException error) {
+        return !(error instanceof TaskQueues.ClaimNotAnswered late)
+                || late.unansweredMillis() >= this.claimTimeoutMillis;
     }
 
     private Batches claimInRedis(Map<QueueId, Integer> counts) {
@@ -231,8 +236,7 @@ public final class Claims {
             // a claim only late is no sign of lost data; one that failed, or went unanswered for the claim timeout
             // (a queue with a cluster-wide limit too, which is not handed to the database), may be, once its queue
             // answers again
-            if (!(error instanceof TaskQueues.ClaimNotAnswered late)
-                    || late.unansweredMillis() >= this.claimTimeoutMillis) {
+            if (failedOrLongUnanswered(error)) {
                 this.losses.failed(List.of(queue));
             }
         });

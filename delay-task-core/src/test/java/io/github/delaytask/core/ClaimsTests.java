@@ -1,15 +1,12 @@
 package io.github.delaytask.core;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delaytask.fixtures.MovingClock;
 import io.github.delaytask.TaskStatus;
 import io.github.delaytask.fixtures.InMemoryTaskQueues;
 import io.github.delaytask.fixtures.InMemoryTaskStore;
@@ -236,39 +233,5 @@ class ClaimsTests {
         assertThat(batch.taken()).isZero();
     }
 
-    /** A clock the test moves. */
-    static final class MovingClock extends Clock {
-
-        private volatile long millis;
-
-        MovingClock(long millis) {
-            this.millis = millis;
-        }
-
-        void advance(long by) {
-            this.millis += by;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(this.millis);
-        }
-
-        @Override
-        public long millis() {
-            return this.millis;
-        }
-
-    }
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.delaytask.fixtures.MovingClock;
 import io.github.delaytask.RetryLaterException;
 import io.github.delaytask.TaskDetails;
 import io.github.delaytask.TaskStatus;
@@ -30,7 +31,7 @@ class OutcomesTests {
     private static final RetryPolicy THREE_ATTEMPTS = new RetryPolicy(3, Duration.ofSeconds(10), 2,
             Duration.ofMinutes(10));
 
-    private final ClaimsTests.MovingClock clock = new ClaimsTests.MovingClock(NOW);
+    private final MovingClock clock = new MovingClock(NOW);
 
     private final InMemoryTaskStore store = new InMemoryTaskStore(this.clock::millis);
 

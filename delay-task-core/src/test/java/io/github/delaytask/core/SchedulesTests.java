@@ -1,15 +1,14 @@
 package io.github.delaytask.core;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
+import io.github.delaytask.fixtures.MovingClock;
 import io.github.delaytask.DelayTask;
 import io.github.delaytask.TaskSchedule;
 import io.github.delaytask.store.ScheduleStore;
@@ -35,14 +34,14 @@ class SchedulesTests {
 
     private final RecordedTasks tasks = new RecordedTasks();
 
-    private final MovingClock clock = new MovingClock();
+    private final MovingClock clock = new MovingClock(NOW);
 
     private final Schedules schedules = new Schedules(this.store, this.tasks, this.clock, HORIZON);
 
     @Test
     void anInstanceThatReadTheScheduleBeforeAnotherStoredItsTimesStoresNothing() {
         this.schedules.save(TaskSchedule.every("tick", Duration.ofSeconds(10)).build());
-        this.clock.instant = NOW.plusSeconds(15);
+        this.clock.set(NOW.plusSeconds(15));
         this.tasks.added.clear();
         StoredSchedule read = this.store.find("tick");
         // another instance looks first: it stores the task of 10:00:30 and moves the schedule on
@@ -81,7 +80,7 @@ class SchedulesTests {
     @Test
     void aLookThatReadAScheduleBeforeItWasRemovedAndSavedAgainLeavesTheNewOneAlone() {
         this.schedules.save(TaskSchedule.every("tick", Duration.ofSeconds(10)).build());
-        this.clock.instant = NOW.plusSeconds(15);
+        this.clock.set(NOW.plusSeconds(15));
         StoredSchedule read = this.store.find("tick");
         this.schedules.remove("tick");
         TaskSchedule again = TaskSchedule.every("tick", Duration.ofMinutes(5)).build();
@@ -158,7 +157,7 @@ class SchedulesTests {
         assertThat(this.tasks.cancelled).hasSize(2);
         assertThat(this.schedules.keep()).isZero();
         // resumed ten minutes later: the times missed while paused are skipped, whatever its catch-up
-        this.clock.instant = NOW.plusSeconds(600);
+        this.clock.set(NOW.plusSeconds(600));
         assertThat(this.schedules.resume("tick")).isTrue();
         assertThat(this.tasks.added).extracting(DelayTask::getExecuteTime)
             .containsExactly(NOW.plusSeconds(610).toEpochMilli(), NOW.plusSeconds(620).toEpochMilli());
@@ -245,27 +244,6 @@ class SchedulesTests {
 
     }
 
-    /** A clock the test moves. */
-    static final class MovingClock extends Clock {
-
-        volatile Instant instant = NOW;
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instant instant() {
-            return this.instant;
-        }
-
-    }
 
     static final class RecordedTasks implements Schedules.Tasks {
 

@@ -1,10 +1,7 @@
 package io.github.delaytask.health;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -13,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delaytask.fixtures.MovingClock;
 import io.github.delaytask.core.QueueId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +35,7 @@ class DelayTaskHealthTests {
 
     private static final Instant START = Instant.parse("2025-06-01T10:00:00Z");
 
-    private final MovableClock clock = new MovableClock(START);
+    private final MovingClock clock = new MovingClock(START);
 
     private final Probe redis = new Probe();
 
@@ -73,7 +71,7 @@ class DelayTaskHealthTests {
         try {
             this.redis.failure = new RedisConnectionFailureException("Unable to connect to Redis");
             health.check();
-            this.clock.move(UNREACHABLE_AFTER.plusSeconds(1));
+            this.clock.advance(UNREACHABLE_AFTER.plusSeconds(1));
             HealthReport report = health.check();
             assertThat(report.status()).isEqualTo(HealthReport.Status.UP);
             assertThat(report.details()).extractingByKey("redis").isEqualTo(Map.of("answers", false, "failingSince",
@@ -81,7 +79,7 @@ class DelayTaskHealthTests {
                     "org.springframework.data.redis.RedisConnectionFailureException: Unable to connect to Redis"));
             this.database.failure = new QueryTimeoutException("no answer");
             health.check();
-            this.clock.move(UNREACHABLE_AFTER.plusSeconds(1));
+            this.clock.advance(UNREACHABLE_AFTER.plusSeconds(1));
             assertThat(health.check().status()).isEqualTo(HealthReport.Status.DOWN);
         }
         finally {
@@ -112,7 +110,7 @@ class DelayTaskHealthTests {
         this.health.start();
         this.redis.failure = new RedisConnectionFailureException("Unable to connect to Redis");
         assertThat(this.health.check().status()).isEqualTo(HealthReport.Status.UP);
-        this.clock.move(UNREACHABLE_AFTER);
+        this.clock.advance(UNREACHABLE_AFTER);
         HealthReport report = this.health.check();
         assertThat(report.status()).isEqualTo(HealthReport.Status.UP);
         assertThat(report.details()).containsEntry("redis", Map.of("answers", false, "failingSince", START.toString(),
@@ -127,7 +125,7 @@ class DelayTaskHealthTests {
         this.health.start();
         this.database.failure = new QueryTimeoutException("timed out");
         this.health.check();
-        this.clock.move(UNREACHABLE_AFTER.plusMillis(1));
+        this.clock.advance(UNREACHABLE_AFTER.plusMillis(1));
         assertThat(this.health.check().status()).isEqualTo(HealthReport.Status.DOWN);
         this.database.failure = null;
         HealthReport report = this.health.check();
@@ -144,13 +142,13 @@ class DelayTaskHealthTests {
         this.health.start();
         this.redis.failure = new RedisConnectionFailureException("refused");
         this.health.check();
-        this.clock.move(UNREACHABLE_AFTER);
+        this.clock.advance(UNREACHABLE_AFTER);
         this.redis.failure = null;
         this.health.check();
         this.redis.failure = new RedisConnectionFailureException("refused");
-        this.clock.move(Duration.ofSeconds(1));
+        this.clock.advance(Duration.ofSeconds(1));
         this.health.check();
-        this.clock.move(UNREACHABLE_AFTER);
+        this.clock.advance(UNREACHABLE_AFTER);
         assertThat(this.health.check().status()).isEqualTo(HealthReport.Status.UP);
     }
 
@@ -160,7 +158,7 @@ class DelayTaskHealthTests {
         this.redis.hang = true;
         long start = System.nanoTime();
         HealthReport first = this.health.check();
-        this.clock.move(UNREACHABLE_AFTER.plusMillis(1));
+        this.clock.advance(UNREACHABLE_AFTER.plusMillis(1));
         HealthReport second = this.health.check();
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(millis).as("two checks while Redis hangs, in ms").isLessThan(2000);
@@ -218,34 +216,5 @@ class DelayTaskHealthTests {
 
     }
 
-    /** A clock that stands still until the test moves it. */
-    static class MovableClock extends Clock {
-
-        private volatile Instant now;
-
-        MovableClock(Instant now) {
-            this.now = now;
-        }
-
-        void move(Duration duration) {
-            this.now = this.now.plus(duration);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instant instant() {
-            return this.now;
-        }
-
-    }
 
 }
