@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Named locks shared by every instance of the application, held in Redis. The starter provides one as a bean and
- * uses it for its own jobs.
+ * Named locks shared by every instance of the application, held in Redis or in the database
+ * ({@code delay-task.lock.store}). The starter provides one as a bean and uses it for its own jobs.
  * <p>
  * A lock is taken with a random token and lapses after {@code lockAtMostFor}, so a crashed holder blocks others for
  * at most that long; it is released only by its holder, so an instance never removes a lock that lapsed and was

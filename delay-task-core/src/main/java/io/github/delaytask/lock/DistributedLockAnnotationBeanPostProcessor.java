@@ -163,8 +163,8 @@ public class DistributedLockAnnotationBeanPostProcessor extends AbstractBeanFact
     public void afterSingletonsInstantiated() {
         if (!this.jobs.isEmpty() && this.runner.get() == null) {
             throw new IllegalStateException(this.jobs.all().get(0).describe() + " has @DistributedLock, which "
-                    + "needs a DistributedLocks bean: the starter provides one when the application has Spring Data "
-                    + "Redis and a Redis connection");
+                    + "needs a DistributedLocks bean: the starter provides one when the application has a Redis "
+                    + "connection or a DataSource (delay-task.lock.store)");
         }
     }
 

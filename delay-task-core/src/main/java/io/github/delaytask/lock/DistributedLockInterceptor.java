@@ -55,7 +55,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         LockedRunner runner = this.runner.get();
         if (runner == null) {
             throw new IllegalStateException("@DistributedLock needs a DistributedLocks bean, which the starter "
-                    + "provides when the application has Spring Data Redis and a Redis connection");
+                    + "provides when the application has a Redis connection or a DataSource (delay-task.lock.store)");
         }
         return runner;
     }

@@ -23,7 +23,7 @@ public interface LockRecords {
     Optional<Duration> lockRemaining(String name);
 
     /**
-     * Records nothing: for a {@link io.github.delaytask.DistributedLocks} that is not on the starter's Redis.
+     * Records nothing: for a {@link io.github.delaytask.DistributedLocks} that is not the starter's own.
      */
     static LockRecords none() {
         return new LockRecords() {

@@ -255,6 +255,26 @@ abstract class AbstractDynamicDataSourceTests {
         }, "shop.tenant-handler=" + tenantHandler, "management.endpoints.web.exposure.include=health,delaytasks");
     }
 
+    @Test
+    void locksKeptInTheDatabaseAreInTheStarterDataSourceAndHoldTheNightlyJobToOneRunAtATime() {
+        run((shop) -> {
+            ShopContract contract = shop.getBean(ShopContract.class);
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> report(contract, started, release));
+            await().atMost(Duration.ofSeconds(10)).until(() -> started.getCount() == 0);
+            assertThat(report(contract, new CountDownLatch(1), new CountDownLatch(0))).as("skipped").isNull();
+            String held = "SELECT COUNT(*) FROM taskinfo_lock WHERE name = 'shop-nightly-report' AND run_outcome = ";
+            assertThat(this.databases.count("slave", held + "'RUNNING'")).as("the lock in the slave").isOne();
+            assertThat(this.databases.count("master", "SELECT COUNT(*) FROM taskinfo_lock")).isZero();
+            release.countDown();
+            assertThat(first).succeedsWithin(Duration.ofSeconds(10)).isEqualTo("report 1");
+            assertThat(this.databases.count("slave", held + "'SUCCEEDED'")).as("its run recorded").isOne();
+            assertThat(report(contract, new CountDownLatch(1), new CountDownLatch(0))).as("released")
+                .isEqualTo("report 2");
+        }, "delay-task.lock.store=database", "delay-task.jdbc.data-source=slave");
+    }
+
     private static String report(ShopContract contract, CountDownLatch started, CountDownLatch release) {
         try {
             return contract.nightlyReport(started, release);

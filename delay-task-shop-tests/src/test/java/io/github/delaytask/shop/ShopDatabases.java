@@ -105,6 +105,7 @@ final class ShopDatabases implements AutoCloseable {
         for (String database : List.of("master", "slave")) {
             execute(url(database), "DELETE FROM taskinfo");
             execute(url(database), "DELETE FROM taskinfo_logs");
+            execute(url(database), "DELETE FROM taskinfo_lock");
             execute(url(database), "DELETE FROM shop_order");
         }
     }

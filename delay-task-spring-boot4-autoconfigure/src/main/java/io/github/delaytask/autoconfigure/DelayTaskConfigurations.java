@@ -36,6 +36,8 @@ import io.github.delaytask.health.DelayTaskHealth;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.listener.ListenerSettings;
+import io.github.delaytask.lock.DistributedLockAnnotationBeanPostProcessor;
+import io.github.delaytask.lock.LockRecords;
 import io.github.delaytask.lock.RedisDistributedLocks;
 import io.github.delaytask.observation.DelayTaskAddObservationConvention;
 import io.github.delaytask.observation.DelayTaskListenerObservationConvention;
@@ -53,6 +55,8 @@ import io.github.delaytask.scheduling.JobSettings;
 import io.github.delaytask.scheduling.ScheduleKeeper;
 import io.github.delaytask.store.ScheduleStore;
 import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.store.mybatis.JdbcDistributedLocks;
+import io.github.delaytask.store.mybatis.JdbcLockRecords;
 import io.github.delaytask.store.mybatis.JdbcScheduleStore;
 import io.github.delaytask.store.mybatis.MybatisSetup;
 import io.github.delaytask.store.mybatis.MybatisTaskStore;
@@ -174,6 +178,7 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean(DistributedLocks.class)
+        @Conditional(LockStoreCondition.OnRedis.class)
         RedisDistributedLocks delayTaskLocks(StringRedisTemplate redisTemplate, RedisKeys keys,
                 BeanFactory beanFactory) {
             return new RedisDistributedLocks(redisTemplate, keys, clock(beanFactory));
@@ -485,6 +490,64 @@ final class DelayTaskConfigurations {
                     clock(beanFactory));
             jobs.setAutoStartup(properties.getJobs().isAutoStartup());
             return jobs;
+        }
+
+    }
+
+    /**
+     * The locks of {@code @DistributedLock} and of the jobs in the task store's database: imported where the lock
+     * auto-configuration chooses the database, never a member of a configuration class, which would be processed
+     * whatever that class's conditions say.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class DatabaseLockConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(DistributedLocks.class)
+        JdbcDistributedLocks delayTaskLocks(ObjectProvider<DataSource> dataSource,
+                ObjectProvider<PlatformTransactionManager> transactionManager, DelayTaskProperties properties,
+                BeanFactory beanFactory) {
+            DataSource chosen = lockDataSource(beanFactory, properties, dataSource);
+            return new JdbcDistributedLocks(new JdbcTemplate(chosen),
+                    StoreDataSource.transactions(chosen, transactionManager.getIfUnique()),
+                    TableNames.withPrefix(properties.getJdbc().getTablePrefix()));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(JdbcDistributedLocks.class)
+        LockRecords delayTaskLockRecords(ObjectProvider<DataSource> dataSource,
+                ObjectProvider<PlatformTransactionManager> transactionManager, DelayTaskProperties properties,
+                BeanFactory beanFactory) {
+            DataSource chosen = lockDataSource(beanFactory, properties, dataSource);
+            return new JdbcLockRecords(new JdbcTemplate(chosen),
+                    StoreDataSource.transactions(chosen, transactionManager.getIfUnique()),
+                    TableNames.withPrefix(properties.getJdbc().getTablePrefix()));
+        }
+
+        @Bean
+        @ConditionalOnBean(JdbcDistributedLocks.class)
+        LockTableCheck delayTaskLockTableCheck(JdbcDistributedLocks locks, DelayTaskProperties properties,
+                ObjectProvider<DistributedLockAnnotationBeanPostProcessor> processor) {
+            return new LockTableCheck(locks, properties.getLock().getStore() == DelayTaskProperties.Store.DATABASE,
+                    () -> {
+                        DistributedLockAnnotationBeanPostProcessor found = processor.getIfAvailable();
+                        return found != null && !found.getLockedJobs().all().isEmpty();
+                    });
+        }
+
+        /** The task store's data source, where the schema script makes the table. */
+        private static DataSource lockDataSource(BeanFactory beanFactory, DelayTaskProperties properties,
+                ObjectProvider<DataSource> dataSources) {
+            return StoreDataSource.choose(beanFactory, properties.getJdbc().getDataSource(), () -> {
+                DataSource unique = dataSources.getIfUnique();
+                if (unique == null) {
+                    throw new IllegalStateException("delay-task keeps its locks in the database "
+                            + "(delay-task.lock.store), but the application has no single DataSource: set "
+                            + "delay-task.jdbc.data-source to the one that holds the starter's tables");
+                }
+                return unique;
+            });
         }
 
     }

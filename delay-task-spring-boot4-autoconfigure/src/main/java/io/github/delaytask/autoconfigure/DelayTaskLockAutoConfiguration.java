@@ -21,18 +21,23 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Auto-configuration of the distributed lock and {@link DistributedLock @DistributedLock}. It needs Redis but no
- * database, and runs before {@link DelayTaskAutoConfiguration}, whose jobs then share its lock.
+ * Auto-configuration of the distributed lock and {@link DistributedLock @DistributedLock}, kept in Redis or in the
+ * database ({@code delay-task.lock.store}): it needs one of them, not both, and runs before {@link
+ * DelayTaskAutoConfiguration}, whose jobs then share its lock.
  * <p>
  * Proxies follow {@code spring.aop.proxy-target-class}, as Boot's own do: class-based unless it is {@code false}.
  */
-@AutoConfiguration(afterName = { BootAutoConfigurationNames.REDIS_3, BootAutoConfigurationNames.REDIS_4 })
+@AutoConfiguration(afterName = { BootAutoConfigurationNames.REDIS_3, BootAutoConfigurationNames.REDIS_4,
+        BootAutoConfigurationNames.DATA_SOURCE_3, BootAutoConfigurationNames.DATA_SOURCE_4,
+        BootAutoConfigurationNames.TRANSACTION_MANAGER_3, BootAutoConfigurationNames.TRANSACTION_MANAGER_4 })
 @ConditionalOnBooleanProperty(name = "delay-task.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayTaskProperties.class)
 @Import(DelayTaskConfigurations.ClockConfiguration.class)
@@ -59,6 +64,28 @@ public class DelayTaskLockAutoConfiguration {
             BeanFactory beanFactory) {
         return new LockedRunner(locks, records.getIfAvailable(LockRecords::none),
                 DelayTaskConfigurations.clock(beanFactory));
+    }
+
+    /**
+     * The locks in the database, as chosen. The beans are in a class this one imports, not a member of it: a member
+     * class of a configuration is processed whatever its outer class's conditions say.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JdbcTemplate.class)
+    @Conditional(LockStoreCondition.OnDatabase.class)
+    @Import(DelayTaskConfigurations.DatabaseLockConfiguration.class)
+    static class ChosenDatabaseLockConfiguration {
+
+    }
+
+    /** The locks in the database, for want of Redis. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JdbcTemplate.class)
+    @Conditional({ LockStoreCondition.OnAuto.class, DelayTaskConfigurations.OneDataSourceCondition.class })
+    @ConditionalOnMissingBean(type = "org.springframework.data.redis.core.StringRedisTemplate")
+    @Import(DelayTaskConfigurations.DatabaseLockConfiguration.class)
+    static class NoRedisLockConfiguration {
+
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -551,6 +551,21 @@ public class DelayTaskProperties {
          */
         private Duration lockAtLeastFor = Duration.ZERO;
 
+        /**
+         * Where the locks of @DistributedLock and of the starter's own jobs are kept: in Redis, in the task store's
+         * database (table taskinfo_lock, by the database's clock), or, with "auto", in Redis when the application has
+         * a Redis connection and in the database otherwise.
+         */
+        private Store store = Store.AUTO;
+
+        public Store getStore() {
+            return this.store;
+        }
+
+        public void setStore(Store store) {
+            this.store = store;
+        }
+
         public Duration getLockAtMostFor() {
             return this.lockAtMostFor;
         }
@@ -566,6 +581,22 @@ public class DelayTaskProperties {
         public void setLockAtLeastFor(Duration lockAtLeastFor) {
             this.lockAtLeastFor = lockAtLeastFor;
         }
+
+    }
+
+    /**
+     * Where the locks are kept.
+     */
+    public enum Store {
+
+        /** Redis when the application has a Redis connection, the database otherwise. */
+        AUTO,
+
+        /** Redis: {@code SET NX PX} with a random token, on the Redis server's clock. */
+        REDIS,
+
+        /** The task store's database: a row per lock in {@code taskinfo_lock}, on the database's clock. */
+        DATABASE
 
     }
 

@@ -157,17 +157,41 @@ interface DatabaseStatements {
      */
     static DatabaseStatements detect(JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
             boolean traced, TableNames tables) {
+        return switch (platform(jdbc)) {
+            case "postgresql" -> new PostgreSqlStatements(jdbc, transactionManager, traced, tables);
+            case "mysql" -> new MySqlStatements(jdbc, transactionManager, traced, tables);
+            default -> new H2Statements(jdbc, transactionManager, traced, tables);
+        };
+    }
+
+    /**
+     * The expression of the database's clock, epoch ms, in the SQL of the database behind the template: the clock of
+     * {@link #currentTimeMillis()}.
+     */
+    static String clockExpression(JdbcTemplate jdbc) {
+        return switch (platform(jdbc)) {
+            case "postgresql" -> PostgreSqlStatements.CLOCK;
+            case "mysql" -> MySqlStatements.CLOCK;
+            default -> H2Statements.CLOCK;
+        };
+    }
+
+    /**
+     * The database behind the template: {@code postgresql}, {@code mysql} (MariaDB too) or {@code h2}.
+     * @throws IllegalStateException for any other
+     */
+    static String platform(JdbcTemplate jdbc) {
         String product = jdbc.execute((ConnectionCallback<String>) (connection) -> connection.getMetaData()
             .getDatabaseProductName());
         String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
         if (name.contains("postgres")) {
-            return new PostgreSqlStatements(jdbc, transactionManager, traced, tables);
+            return "postgresql";
         }
         if (name.contains("mysql") || name.contains("mariadb")) {
-            return new MySqlStatements(jdbc, transactionManager, traced, tables);
+            return "mysql";
         }
         if (name.contains("h2")) {
-            return new H2Statements(jdbc, transactionManager, traced, tables);
+            return "h2";
         }
         throw new IllegalStateException("delay-task supports PostgreSQL, MySQL, MariaDB and H2, not " + product);
     }

@@ -10,7 +10,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  */
 final class H2Statements extends BatchedStatements {
 
-    private static final String CLOCK = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
+    static final String CLOCK = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
 
     // the purge's index, read in order: the oldest rows first
     private static final String DELETE_FINISHED = "DELETE FROM taskinfo_logs WHERE status = ? AND status <> 0 "

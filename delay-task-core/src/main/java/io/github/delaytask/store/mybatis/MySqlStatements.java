@@ -23,7 +23,7 @@ final class MySqlStatements extends BatchedStatements {
 
     // UTC_TIMESTAMP does not go through the session's time zone, which UNIX_TIMESTAMP(CURRENT_TIMESTAMP) does, and
     // which reads an hour of the autumn's DST fold twice: counted from the epoch as a datetime, it is exact
-    private static final String CLOCK = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000";
+    static final String CLOCK = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000";
 
     // a locking read sees the latest committed row, where a plain one in REPEATABLE READ sees the transaction's
     // snapshot, taken before the winner of the race for the key committed

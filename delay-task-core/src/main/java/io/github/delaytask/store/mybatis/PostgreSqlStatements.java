@@ -38,7 +38,7 @@ final class PostgreSqlStatements implements DatabaseStatements {
 
     private static final String CLAIM_DUE_TRACED = CLAIM_DUE + ", t.trace_context";
 
-    private static final String CLOCK = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
+    static final String CLOCK = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
 
     // no join whose size the planner has to guess: on a table never analyzed it guesses one row, and a nested loop
     // over a sequential scan then reads the whole log table once per task

@@ -1,5 +1,7 @@
 package io.github.delaytask.store.mybatis;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -14,6 +16,7 @@ import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import io.github.delaytask.store.TaskStore;
 import org.mybatis.spring.SqlSessionTemplate;
 
+import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -36,6 +39,8 @@ final class ContractDatabase {
 
     private final String drop;
 
+    private final String platform;
+
     private ContractDatabase(String serverUrl, String url, String username, String create, String drop,
             String platform) {
         this.serverUrl = serverUrl;
@@ -45,11 +50,19 @@ final class ContractDatabase {
         if (create != null) {
             execute(serverUrl, create);
         }
-        try (Connection connection = DriverManager.getConnection(url, username, "")) {
-            ScriptUtils.executeSqlScript(connection,
-                    new ClassPathResource("META-INF/delay-task/sql/schema-" + platform + ".sql"));
+        this.platform = platform;
+        runSchemaScript(TableNames.NONE);
+    }
+
+    /** Run the schema script users run, under the table names given. */
+    void runSchemaScript(TableNames tables) {
+        try (Connection connection = DriverManager.getConnection(this.url, this.username, "")) {
+            String script = new ClassPathResource("META-INF/delay-task/sql/schema-" + this.platform + ".sql")
+                .getContentAsString(StandardCharsets.UTF_8);
+            ScriptUtils.executeSqlScript(connection, new ByteArrayResource(tables.sql(script).getBytes(
+                    StandardCharsets.UTF_8)));
         }
-        catch (SQLException ex) {
+        catch (SQLException | IOException ex) {
             throw new IllegalStateException(ex);
         }
     }
@@ -82,13 +95,18 @@ final class ContractDatabase {
 
     /** The store, with a transaction manager of the test's on the database's data source. */
     TaskStore store(Function<DataSource, PlatformTransactionManager> transactionManager) {
-        DataSource dataSource = new DriverManagerDataSource(this.url, this.username, "");
+        DataSource dataSource = dataSource();
         IdentifierGenerator ids = DefaultIdentifierGenerator.getInstance();
         SqlSessionTemplate sessions = MybatisSetup.sqlSessions(dataSource, ids, TableNames.NONE);
         return new MybatisTaskStore(sessions.getMapper(TaskInfoMapper.class),
                 sessions.getMapper(TaskInfoLogMapper.class),
                 new TransactionTemplate(transactionManager.apply(dataSource)), new JdbcTemplate(dataSource), ids,
                 false, () -> false, true, TableNames.NONE);
+    }
+
+    /** A data source on the database, of connections made on demand. */
+    DataSource dataSource() {
+        return new DriverManagerDataSource(this.url, this.username, "");
     }
 
     void drop() {
