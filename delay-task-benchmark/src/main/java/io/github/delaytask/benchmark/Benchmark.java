@@ -17,6 +17,7 @@ import io.github.delaytask.benchmark.scenario.DispatchScenario;
 import io.github.delaytask.benchmark.scenario.IdleCostScenario;
 import io.github.delaytask.benchmark.scenario.LatenessScenario;
 import io.github.delaytask.benchmark.scenario.ManyQueuesScenario;
+import io.github.delaytask.benchmark.scenario.RedisDownScenario;
 import io.github.delaytask.benchmark.scenario.Scenario;
 import io.github.delaytask.benchmark.scenario.Size;
 import io.github.delaytask.benchmark.scenario.StartupScenario;
@@ -137,7 +138,8 @@ public final class Benchmark {
         Size size = options.size();
         return List.of(new AddScenario(size), new DispatchScenario(size), new LatenessScenario(size),
                 new BacklogScenario(size, redis), new StartupScenario(size), new ManyQueuesScenario(size),
-                new IdleCostScenario(size), new CrossInstanceScenario(size), new SteadyLoadScenario(size))
+                new IdleCostScenario(size), new CrossInstanceScenario(size), new SteadyLoadScenario(size),
+                new RedisDownScenario())
             .stream()
             .filter((scenario) -> options.scenarios().contains(scenario.name()))
             .toList();

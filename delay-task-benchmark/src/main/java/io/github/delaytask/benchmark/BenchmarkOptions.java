@@ -17,19 +17,21 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
         String mariadbUser, String mariadbPassword) {
 
     static final List<String> SCENARIOS = List.of("add", "dispatch", "lateness", "backlog", "startup", "many-queues",
-            "idle-cost", "cross-instance", "steady-load");
+            "idle-cost", "cross-instance", "steady-load", "redis-down");
 
     static final List<String> SYSTEMS = List.of("delay-task-postgresql", "delay-task-mariadb", "redisson",
             "db-scheduler", "db-scheduler-best");
 
     static final String USAGE = """
             Options (all optional):
-              --scenarios=all|add,dispatch,lateness,backlog,startup,many-queues,idle-cost,cross-instance,steady-load
+              --scenarios=all|add,dispatch,lateness,backlog,startup,many-queues,idle-cost,cross-instance,steady-load,
+                          redis-down
                   many-queues     a burst over 64 queues, on 1 and on 4 instance JVMs: tasks/s, tasks per claim
                   idle-cost       1 instance JVM, 64 listeners, no task, on a redis-server of its own: commands/s
                   cross-instance  added by one instance, run by another JVM, due 20 ms after the add: lateness
                   steady-load     4 instance JVMs, 64 queues, 5,000/s for 60 s: lateness, claims and commits per task
-                  (these four: delay-task only; they start JVMs and, for idle-cost, redis-server, and stop them)
+                  redis-down      1 instance, tasks due at 100/s, its own redis-server ended for 30 s: lateness
+                  (these five: delay-task only; they start JVMs or, for idle-cost and redis-down, redis-server)
               --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler,db-scheduler-best
                   db-scheduler-best: lock-and-fetch limits 1.0, 4.0, as its README recommends for high throughput
               --size=small|full                      full: the sizes of issues #6 and #14 (~45 min here; small ~20 min)

@@ -13,13 +13,19 @@ import java.util.List;
  */
 public final class PrivateRedis implements AutoCloseable {
 
-    private final Process process;
+    private final int port;
+
+    private final String runName;
 
     private final RedisAdmin admin;
 
-    private PrivateRedis(Process process, RedisAdmin admin) {
-        this.process = process;
-        this.admin = admin;
+    private volatile Process process;
+
+    private PrivateRedis(int port, String runName) throws IOException, InterruptedException {
+        this.port = port;
+        this.runName = runName;
+        this.process = launch(port, runName);
+        this.admin = new RedisAdmin("127.0.0.1", port);
     }
 
     /** @param runName shown in the server's process title */
@@ -28,6 +34,20 @@ public final class PrivateRedis implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
+        return new PrivateRedis(port, runName);
+    }
+
+    /** End the server, as an outage or a restart does: what it held is gone. */
+    public void stop() {
+        ChildProcesses.stop(this.process, Duration.ofSeconds(10));
+    }
+
+    /** Start the server again, empty, on the same port. */
+    public void restart() throws IOException, InterruptedException {
+        this.process = launch(this.port, this.runName);
+    }
+
+    private static Process launch(int port, String runName) throws IOException, InterruptedException {
         Process process = ChildProcesses.start(new ProcessBuilder(List.of("redis-server", "--port",
                 Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--proc-title-template", "{title} " + runName + " {listen-addr}"))
@@ -36,7 +56,7 @@ public final class PrivateRedis implements AutoCloseable {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (true) {
             try (Socket socket = new Socket("127.0.0.1", port)) {
-                return new PrivateRedis(process, new RedisAdmin("127.0.0.1", port));
+                return process;
             }
             catch (IOException ex) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
