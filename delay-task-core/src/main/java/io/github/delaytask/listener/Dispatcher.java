@@ -14,6 +14,7 @@ import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.store.StoredTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one claiming thread of an instance, for all its listeners: it knows when each queue next needs a claim (from
@@ -82,6 +83,17 @@ final class Dispatcher implements Runnable {
 
     /** When a claim last found nothing where it expected a task, or {@link Long#MIN_VALUE}. */
     private long contendedAt = Long.MIN_VALUE;
+
+    /**
+     * The kind of failure of claims last logged at ERROR, and when: the same failure again within {@link
+     * #ERROR_REPEAT_NANOS} is logged at DEBUG, as a Redis that is down would otherwise put a stack in the log every
+     * second (the claims of queues with a cluster-wide limit, which wait for Redis).
+     */
+    private @Nullable String errorLogged;
+
+    private long errorLoggedAt;
+
+    private static final long ERROR_REPEAT_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     /** Until {@link #stop()}: a dispatcher is made for one start of the listeners. */
     private volatile boolean running = true;
@@ -297,8 +309,15 @@ final class Dispatcher implements Runnable {
                 // a server slower than the others, or one failing over: said once it fails, if it does
                 logger.debug("Claims of " + failed + " wait for their server: " + first.getMessage());
             }
+            else if (first.getClass().getName().equals(this.errorLogged)
+                    && now - this.errorLoggedAt < ERROR_REPEAT_NANOS) {
+                logger.debug("Claiming from " + failed + " failed again; trying again: " + first.getMessage());
+            }
             else {
-                logger.error("Claiming from " + failed + " failed; trying again", first);
+                logger.error("Claiming from " + failed + " failed; trying again (the same failure again within a "
+                        + "minute is logged at DEBUG)", first);
+                this.errorLogged = first.getClass().getName();
+                this.errorLoggedAt = now;
             }
         }
     }

@@ -9,16 +9,19 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.ZAddArgs;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisSetAsyncCommands;
 import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 
@@ -30,7 +33,19 @@ import org.springframework.data.redis.connection.RedisConnection;
  */
 final class AsyncScripts {
 
+    /** How often a wait for a claim's answer looks at whether the connection went down. */
+    private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     private AsyncScripts() {
+    }
+
+    /**
+     * Whether the connection to one server is up: {@code false} while Lettuce reconnects, holding what is written
+     * meanwhile until it has; {@code null} if the connection is not Lettuce's to one server.
+     */
+    static @Nullable Boolean connected(RedisConnection connection) {
+        return (connection.getNativeConnection() instanceof RedisAsyncCommands<?, ?> commands)
+                ? commands.getStatefulConnection().isOpen() : null;
     }
 
     /**
@@ -42,7 +57,7 @@ final class AsyncScripts {
      */
     static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
             List<byte[][]> args, long timeoutMillis) {
-        return runAll(connection, sha, keys, args, timeoutMillis, timeoutMillis, timeoutMillis, Set.of());
+        return runAll(connection, sha, keys, args, timeoutMillis, timeoutMillis, timeoutMillis, Set.of(), false);
     }
 
     /**
@@ -54,13 +69,18 @@ final class AsyncScripts {
      * queue) hold up no later round; the calls in {@code capped} (whose server was slow lately) are waited for
      * {@code stragglerMillis} from their sending at most, even when nothing answers. A call not answered by then is a
      * {@link Late} in the answers, whose future completes when its server answers or its command times out.
+     * @param failWhenDisconnected whether to stop waiting once the connection to the one server is down: Lettuce
+     * would send what was unanswered again once it has reconnected, which a claim need not wait for, as the database
+     * can take its queue over; such a call is cancelled, and its answer is a {@link RedisConnectionFailureException}
      */
     static @Nullable List<Object> runAll(RedisConnection connection, String sha, List<byte[][]> keys,
             List<byte[][]> args, long timeoutMillis, long stragglerMillis, long unansweredMillis,
-            Set<Integer> capped) {
+            Set<Integer> capped, boolean failWhenDisconnected) {
         if (!(connection.getNativeConnection() instanceof RedisScriptingAsyncCommands<?, ?> commands)) {
             return null;
         }
+        BooleanSupplier down = (failWhenDisconnected && commands instanceof RedisAsyncCommands<?, ?> oneServer)
+                ? () -> !oneServer.getStatefulConnection().isOpen() : null;
         @SuppressWarnings("unchecked")
         RedisScriptingAsyncCommands<byte[], byte[]> scripting = (RedisScriptingAsyncCommands<byte[], byte[]>) commands;
         List<RedisFuture<List<Object>>> futures = new ArrayList<>(keys.size());
@@ -73,14 +93,26 @@ final class AsyncScripts {
         long cutOff = deadline;
         if (stragglerMillis < timeoutMillis || unansweredMillis < timeoutMillis) {
             long unansweredUntil = Math.min(deadline, start + TimeUnit.MILLISECONDS.toNanos(unansweredMillis));
-            cutOff = cutOff(futures, start, unansweredUntil, deadline, stragglerMillis);
+            cutOff = cutOff(futures, start, unansweredUntil, deadline, stragglerMillis, down);
         }
         List<Object> answers = new ArrayList<>(futures.size());
         for (int i = 0; i < futures.size(); i++) {
             RedisFuture<List<Object>> future = futures.get(i);
             long until = capped.contains(i) ? Math.min(capAt, cutOff) : cutOff;
-            if (until - deadline < 0 && !awaitUntil(future, until)) {
-                answers.add(new Late(future.toCompletableFuture()));
+            if ((until - deadline < 0 || down != null) && !awaitUntil(future, until, down)) {
+                if (down != null && down.getAsBoolean()) {
+                    // not sent again once Lettuce has reconnected: the database has taken the queue over, and ids
+                    // nobody settles would wait out a lease in flight, counted by any cluster-wide limit
+                    future.cancel(true);
+                    answers.add(new RedisConnectionFailureException("The connection to Redis went down before it "
+                            + "answered"));
+                }
+                else if (until - deadline < 0) {
+                    answers.add(new Late(future.toCompletableFuture()));
+                }
+                else {
+                    answers.add(await(future, deadline, timeoutMillis));
+                }
             }
             else {
                 answers.add(await(future, deadline, timeoutMillis));
@@ -94,40 +126,44 @@ final class AsyncScripts {
      * answered by {@code unansweredUntil}, then.
      */
     private static long cutOff(List<? extends CompletionStage<?>> futures, long start, long unansweredUntil,
-            long deadline, long stragglerMillis) {
+            long deadline, long stragglerMillis, @Nullable BooleanSupplier down) {
         CompletableFuture<?>[] all = futures.stream()
             .map((future) -> future.toCompletableFuture().handle((answer, error) -> answer))
             .toArray(CompletableFuture<?>[]::new);
-        try {
-            CompletableFuture.anyOf(all).get(Math.max(0, unansweredUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return unansweredUntil;
-        }
-        catch (ExecutionException | TimeoutException ex) {
-            return unansweredUntil;
+        if (!awaitUntil(CompletableFuture.anyOf(all), unansweredUntil, down)) {
+            return Math.min(unansweredUntil, System.nanoTime());
         }
         long now = System.nanoTime();
         long wait = Math.max(TimeUnit.MILLISECONDS.toNanos(stragglerMillis), 2 * (now - start));
         return (now + wait - deadline < 0) ? now + wait : deadline;
     }
 
-    /** @return whether the future is done by then */
-    private static boolean awaitUntil(CompletionStage<?> future, long until) {
-        try {
-            future.toCompletableFuture().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-            return true;
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return future.toCompletableFuture().isDone();
-        }
-        catch (ExecutionException ex) {
-            return true;
-        }
-        catch (TimeoutException ex) {
-            return false;
+    /**
+     * @param down whether the connection is down, looked at every {@link #WATCH_NANOS} while waiting; null for not
+     * at all
+     * @return whether the future is done by then, and before the connection went down
+     */
+    private static boolean awaitUntil(CompletionStage<?> future, long until, @Nullable BooleanSupplier down) {
+        CompletableFuture<?> completable = future.toCompletableFuture();
+        while (true) {
+            long left = until - System.nanoTime();
+            try {
+                completable.get(Math.max(0, (down != null) ? Math.min(left, WATCH_NANOS) : left),
+                        TimeUnit.NANOSECONDS);
+                return true;
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return completable.isDone();
+            }
+            catch (ExecutionException ex) {
+                return true;
+            }
+            catch (TimeoutException ex) {
+                if (down == null || until - System.nanoTime() <= 0 || down.getAsBoolean()) {
+                    return false;
+                }
+            }
         }
     }
 
@@ -255,10 +291,10 @@ final class AsyncScripts {
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         long capAt = start + TimeUnit.MILLISECONDS.toNanos(Math.min(capMillis, timeoutMillis));
         long cutOff = (stragglerMillis < timeoutMillis && futures.size() > 1)
-                ? cutOff(futures, start, capAt, capAt, stragglerMillis) : capAt;
+                ? cutOff(futures, start, capAt, capAt, stragglerMillis, null) : capAt;
         List<Object> answers = new ArrayList<>(futures.size());
         for (CompletableFuture<?> future : futures) {
-            if (!awaitUntil(future, cutOff)) {
+            if (!awaitUntil(future, cutOff, null)) {
                 answers.add(new Late(future.thenApply((answer) -> List.of())));
             }
             else {

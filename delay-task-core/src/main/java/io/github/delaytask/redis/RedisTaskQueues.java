@@ -21,6 +21,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
@@ -59,6 +60,9 @@ public class RedisTaskQueues implements TaskQueues {
 
     /** Whether Redis is a Cluster, whose masters answer apart. */
     private final boolean cluster;
+
+    /** Whether every claim goes out on Lettuce's one shared connection to one server, whose state it can look at. */
+    private final boolean oneConnection;
 
     /**
      * The longest a claim round waits for a Redis server that does not answer, whatever the command timeout
@@ -129,6 +133,11 @@ public class RedisTaskQueues implements TaskQueues {
                         : DEFAULT_COMMAND_TIMEOUT_MILLIS;
         this.cluster = LETTUCE && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
                 && lettuce.isClusterAware();
+        // one connection to one server, which every claim goes out on: a dedicated connection per call is always
+        // open, and a master/replica one says it is open whatever its nodes do
+        this.oneConnection = LETTUCE && !this.cluster
+                && redis.getConnectionFactory() instanceof LettuceConnectionFactory lettuce
+                && lettuce.getShareNativeConnection() && lettuce.getClientConfiguration().getReadFrom().isEmpty();
     }
 
     /**
@@ -312,6 +321,7 @@ public class RedisTaskQueues implements TaskQueues {
      */
     @Override
     public Claim claim(QueueId queue, int max, Duration lease, boolean timed) {
+        failFastWhileDisconnected();
         List<String> result = this.redis.execute(this.claimScript, claimKeys(queue), claimArgs(queue, max, lease, timed));
         return toClaim(result);
     }
@@ -326,6 +336,7 @@ public class RedisTaskQueues implements TaskQueues {
      */
     @Override
     public Claims claimAll(Map<QueueId, Integer> counts, Duration lease, Set<QueueId> timed) {
+        failFastWhileDisconnected();
         Map<QueueId, Claim> claimed = new LinkedHashMap<>();
         Map<QueueId, RuntimeException> failed = new LinkedHashMap<>();
         Map<QueueId, Integer> toSend = new LinkedHashMap<>(counts);
@@ -392,6 +403,30 @@ public class RedisTaskQueues implements TaskQueues {
         return new Claims(claimed, failed, late);
     }
 
+    /** Whether claims look at the state of the connection: see {@link #failFastWhileDisconnected()}. */
+    private boolean watchesConnection() {
+        return this.oneConnection && this.claimTimeoutMillis != Long.MAX_VALUE;
+    }
+
+    /**
+     * Fails at once while the connection to the one server is down (the server's process ended, a Sentinel
+     * fail-over): Lettuce holds what is written meanwhile until it has reconnected, so a claim would wait the claim
+     * timeout for nothing where the database can take its queues over at once. Only with a claim timeout, which the
+     * database's dispatch sets: without it, nothing else can claim, and a claim may as well wait for the reconnection.
+     * Only on Lettuce's shared connection to one server (standalone, or a master through Sentinel without reads
+     * from replicas): a Cluster's stands while some of its masters are down.
+     * @throws RedisConnectionFailureException while the connection is down
+     */
+    private void failFastWhileDisconnected() {
+        if (!watchesConnection()) {
+            return;
+        }
+        Boolean connected = this.redis.execute((RedisCallback<Boolean>) AsyncScripts::connected);
+        if (Boolean.FALSE.equals(connected)) {
+            throw new RedisConnectionFailureException("The connection to Redis is down; Lettuce is reconnecting");
+        }
+    }
+
     /**
      * The claim scripts of all the queues, sent at once and waited for together ({@link AsyncScripts}).
      * @return each queue's answer, or the error of its script; {@code null} for a script to run again alone
@@ -418,7 +453,7 @@ public class RedisTaskQueues implements TaskQueues {
             Set<Integer> cappedHere = this.cluster ? capped : everyCall(order.size());
             results = this.redis.execute((RedisCallback<List<Object>>) (connection) -> AsyncScripts.runAll(connection,
                     this.claimScript.getSha1(), keys, args, this.commandTimeoutMillis, straggler, unanswered,
-                    cappedHere));
+                    cappedHere, watchesConnection()));
         }
         if (results == null) {
             // not Lettuce: one call per queue

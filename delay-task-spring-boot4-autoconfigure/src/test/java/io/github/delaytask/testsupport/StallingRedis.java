@@ -71,6 +71,16 @@ public final class StallingRedis implements AutoCloseable {
         this.proxy.resume();
     }
 
+    /** Close every connection through the proxy, unanswered, and refuse new ones until {@link #restore()}. */
+    public void cut() {
+        this.proxy.cut();
+    }
+
+    /** Let new connections through the proxy again. */
+    public void restore() {
+        this.proxy.restore();
+    }
+
     @Override
     public void close() {
         try {
