@@ -4,6 +4,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -52,7 +53,7 @@ public class JdbcLockRecords implements LockRecords {
     public void runStarted(String name, LastRun run) {
         // every field is written, NULL where unknown, so that nothing of the previous run is left behind
         Object[] fields = fields(run);
-        if (update("UPDATE taskinfo_lock SET " + RUN_COLUMNS + " WHERE name = ?", fields, name) == 1) {
+        if (update("UPDATE taskinfo_lock SET " + RUN_COLUMNS + " WHERE name = ?", with(fields, name)) == 1) {
             return;
         }
         try {
@@ -60,22 +61,17 @@ public class JdbcLockRecords implements LockRecords {
             // lock, holding the record
             update("INSERT INTO taskinfo_lock (run_id, run_host, run_pid, run_started_at, run_finished_at, "
                     + "run_duration_ms, run_outcome, run_error, name, lock_until, locked_at, locked_by) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '')", fields, name);
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '')", with(fields, name));
         }
         catch (DuplicateKeyException ex) {
-            update("UPDATE taskinfo_lock SET " + RUN_COLUMNS + " WHERE name = ?", fields, name);
+            update("UPDATE taskinfo_lock SET " + RUN_COLUMNS + " WHERE name = ?", with(fields, name));
         }
     }
 
     @Override
     public void runFinished(String name, LastRun run) {
-        Object[] fields = fields(run);
-        Object[] arguments = new Object[fields.length + 2];
-        System.arraycopy(fields, 0, arguments, 0, fields.length);
-        arguments[fields.length] = name;
-        arguments[fields.length + 1] = run.runId();
-        this.transactions.executeWithoutResult((status) -> this.jdbc
-            .update(sql("UPDATE taskinfo_lock SET " + RUN_COLUMNS + " WHERE name = ? AND run_id = ?"), arguments));
+        update("UPDATE taskinfo_lock SET " + RUN_COLUMNS + " WHERE name = ? AND run_id = ?",
+                with(fields(run), name, run.runId()));
     }
 
     @Override
@@ -98,16 +94,19 @@ public class JdbcLockRecords implements LockRecords {
             .findFirst() : Optional.empty();
     }
 
-    private int update(String statement, Object[] fields, String name) {
-        Object[] arguments = new Object[fields.length + 1];
-        System.arraycopy(fields, 0, arguments, 0, fields.length);
-        arguments[fields.length] = name;
+    private int update(String statement, Object[] arguments) {
         Integer rows = this.transactions.execute((status) -> this.jdbc.update(sql(statement), arguments));
         return (rows != null) ? rows : 0;
     }
 
     private String sql(String statement) {
         return this.tables.sql(statement);
+    }
+
+    private static Object[] with(Object[] fields, Object... more) {
+        Object[] all = Arrays.copyOf(fields, fields.length + more.length);
+        System.arraycopy(more, 0, all, fields.length, more.length);
+        return all;
     }
 
     private static Object[] fields(LastRun run) {
