@@ -86,3 +86,11 @@ CREATE TABLE IF NOT EXISTS taskinfo_lock (
     run_error       VARCHAR(1000) NULL COMMENT 'what a failed run threw',
     PRIMARY KEY (name)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- the paused queues when delay-task runs without Redis (delay-task.redis.enabled=false): a row per paused queue
+CREATE TABLE IF NOT EXISTS taskinfo_queue (
+    task_type  INT     NOT NULL,
+    priority   INT     NOT NULL,
+    paused_at  BIGINT  NOT NULL COMMENT 'when it was paused, epoch ms by the database clock',
+    PRIMARY KEY (task_type, priority)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;

@@ -95,3 +95,11 @@ CREATE TABLE IF NOT EXISTS taskinfo_lock (
     run_outcome     VARCHAR(16)   NULL,
     run_error       VARCHAR(1000) NULL
 );
+
+-- the paused queues when delay-task runs without Redis (delay-task.redis.enabled=false): a row per paused queue
+CREATE TABLE IF NOT EXISTS taskinfo_queue (
+    task_type  INT     NOT NULL,
+    priority   INT     NOT NULL,
+    paused_at  BIGINT  NOT NULL,
+    PRIMARY KEY (task_type, priority)
+);

@@ -94,3 +94,12 @@ CREATE TABLE taskinfo_lock (
     run_outcome     VARCHAR(16)   NULL,
     run_error       VARCHAR(1000) NULL
 );
+
+--changeset delay-task:10 labels:delay-task
+-- delay-task schema, version 10: the paused queues when delay-task runs without Redis.
+CREATE TABLE taskinfo_queue (
+    task_type  INT     NOT NULL,
+    priority   INT     NOT NULL,
+    paused_at  BIGINT  NOT NULL,
+    PRIMARY KEY (task_type, priority)
+);

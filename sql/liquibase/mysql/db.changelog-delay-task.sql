@@ -114,3 +114,12 @@ CREATE TABLE taskinfo_lock (
     run_error       VARCHAR(1000) NULL COMMENT 'what a failed run threw',
     PRIMARY KEY (name)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+--changeset delay-task:10 labels:delay-task
+-- delay-task schema, version 10: the paused queues when delay-task runs without Redis.
+CREATE TABLE taskinfo_queue (
+    task_type  INT     NOT NULL,
+    priority   INT     NOT NULL,
+    paused_at  BIGINT  NOT NULL COMMENT 'when it was paused, epoch ms by the database clock',
+    PRIMARY KEY (task_type, priority)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;

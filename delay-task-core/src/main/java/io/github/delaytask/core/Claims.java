@@ -96,6 +96,12 @@ public final class Claims {
     public Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
             DueSignals signals, Pauses pauses, ConsumedQueues consumed, Duration databasePollInterval,
             Duration claimTimeout) {
+        this(store, queues, lease, clock, events, signals, pauses, consumed, databasePollInterval, claimTimeout, false);
+    }
+
+    private Claims(TaskStore store, TaskQueues queues, Duration lease, Clock clock, TaskEvents events,
+            DueSignals signals, Pauses pauses, ConsumedQueues consumed, Duration databasePollInterval,
+            Duration claimTimeout, boolean databaseOnly) {
         Assert.isTrue(lease.compareTo(MIN_LEASE) >= 0, () -> "delay-task.lease (" + lease + ") must be at least "
                 + MIN_LEASE + ": a shorter lease can run out before a claimed task's handler starts");
         this.store = store;
@@ -110,7 +116,21 @@ public final class Claims {
         this.losses = new RedisLosses(store, queues, signals);
         this.claimTimeoutMillis = claimTimeout.toMillis();
         this.database = new DatabaseDispatch(store, this::moveDue, pauses, signals, databasePollInterval,
-                this.claimTimeoutMillis, clock, System::nanoTime);
+                this.claimTimeoutMillis, clock, System::nanoTime, databaseOnly);
+    }
+
+    /**
+     * Claims without Redis ({@code delay-task.redis.enabled=false}): the database dispatches every queue, at the
+     * poll interval's precision, through the same version-checked claim.
+     * @param queues the queues' port, which holds nothing ({@link TaskQueues#none})
+     * @param clock the clock of execute times: the database's
+     * @param pollInterval how often a queue with nothing due is claimed from again, at most
+     */
+    public static Claims databaseOnly(TaskStore store, TaskQueues queues, Duration lease, Clock clock,
+            TaskEvents events, DueSignals signals, Pauses pauses, ConsumedQueues consumed, Duration pollInterval) {
+        Assert.isTrue(pollInterval.toMillis() > 0, "the database's poll interval must be at least 1ms");
+        return new Claims(store, queues, lease, clock, events, signals, pauses, consumed, pollInterval,
+                Duration.ofMillis(Long.MAX_VALUE), true);
     }
 
     /**
@@ -349,6 +369,7 @@ public final class Claims {
      * @param limit the most tasks in flight; 0 for no such limit
      */
     public void limitInFlight(QueueId queue, int limit) {
+        refuseWithoutRedis(limit, queue, "clusterConcurrency");
         this.queues.limitInFlight(queue, limit);
         if (limit > 0) {
             this.database.limited(queue);
@@ -360,15 +381,30 @@ public final class Claims {
      * listener's cluster-wide rate ({@link TaskQueues#limitRate}).
      */
     public void limitRate(QueueId queue, int permits, java.time.Duration period) {
+        refuseWithoutRedis(permits, queue, "clusterRate");
         this.queues.limitRate(queue, permits, period);
         if (permits > 0) {
             this.database.limited(queue);
         }
     }
 
+    /** Cluster-wide limits are counted in Redis, which the database's dispatch has no stand-in for. */
+    private void refuseWithoutRedis(int limit, QueueId queue, String attribute) {
+        if (limit > 0 && this.database.everyQueue()) {
+            throw new IllegalStateException("The listener of queue " + queue + " sets " + attribute + ", a limit "
+                    + "across every instance, which delay-task keeps in Redis; without Redis "
+                    + "(delay-task.redis.enabled=false) use concurrency, a limit per instance, or turn Redis on");
+        }
+    }
+
+    /** Whether the database dispatches every queue, there being no Redis. */
+    public boolean databaseOnly() {
+        return this.database.everyQueue();
+    }
+
     /**
      * The queues this instance claims from the database, because Redis did not answer their claims, until it answers
-     * again; empty while Redis answers.
+     * again; empty while Redis answers, and without Redis, where the database dispatches every queue.
      */
     public Set<QueueId> dispatchedFromDatabase() {
         return this.database.queues();

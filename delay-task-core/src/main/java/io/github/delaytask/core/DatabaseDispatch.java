@@ -37,6 +37,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * Every claim, from Redis or from the database, is the database's version-checked claim, so a task runs once
  * across each switch, both ways. A queue with a cluster-wide limit is not dispatched from the database: its limit is
  * kept in Redis, and its tasks wait for Redis rather than break it.
+ * <p>
+ * Without Redis ({@code delay-task.redis.enabled=false}) it dispatches every queue, for good, and probes nothing.
  */
 final class DatabaseDispatch {
 
@@ -59,6 +61,9 @@ final class DatabaseDispatch {
 
     /** 0 when the database does not dispatch. */
     private final long pollMillis;
+
+    /** Whether it dispatches every queue, there being no Redis. */
+    private final boolean everyQueue;
 
     /** A probe answered later than this is no answer: Redis is as good as down for firing on time. */
     private final long probeTimeoutNanos;
@@ -91,6 +96,13 @@ final class DatabaseDispatch {
      */
     DatabaseDispatch(TaskStore store, Probe probe, Pauses pauses, DueSignals signals, Duration pollInterval,
             long claimTimeoutMillis, Clock clock, LongSupplier nanos) {
+        this(store, probe, pauses, signals, pollInterval, claimTimeoutMillis, clock, nanos, false);
+    }
+
+    /** @param everyQueue whether it dispatches every queue, for good: there is no Redis */
+    DatabaseDispatch(TaskStore store, Probe probe, Pauses pauses, DueSignals signals, Duration pollInterval,
+            long claimTimeoutMillis, Clock clock, LongSupplier nanos, boolean everyQueue) {
+        this.everyQueue = everyQueue;
         this.store = store;
         this.probe = probe;
         this.pauses = pauses;
@@ -104,6 +116,9 @@ final class DatabaseDispatch {
 
     /** The queues among those to be claimed whose Redis does not answer their claims, with their counts. */
     Map<QueueId, Integer> own(Map<QueueId, Integer> counts) {
+        if (this.everyQueue) {
+            return counts;
+        }
         if (this.queues.isEmpty()) {
             return Map.of();
         }
@@ -155,6 +170,10 @@ final class DatabaseDispatch {
      */
     Map<QueueId, Claims.Batch> claim(Map<QueueId, Integer> counts, long now, long leaseUntil) {
         probeIfDue();
+        if (this.everyQueue) {
+            // no claim in Redis reads the pauses: the database keeps them
+            this.pauses.reread(counts.keySet(), this.pollMillis);
+        }
         Map<QueueId, Claims.Batch> batches = new HashMap<>();
         Map<QueueId, Integer> claimable = new LinkedHashMap<>();
         counts.forEach((queue, count) -> {
@@ -179,7 +198,10 @@ final class DatabaseDispatch {
         return batches;
     }
 
-    /** The queues this instance dispatches from the database, because Redis does not answer their claims. */
+    /**
+     * The queues this instance dispatches from the database, because Redis does not answer their claims; none when
+     * it dispatches every queue.
+     */
     Set<QueueId> queues() {
         Set<QueueId> queues = new TreeSet<>(ORDER);
         this.queues.stream().filter((queue) -> !this.limited.contains(queue)).forEach(queues::add);
@@ -189,6 +211,11 @@ final class DatabaseDispatch {
     /** Whether the database dispatches queues when Redis does not answer. */
     boolean enabled() {
         return this.pollMillis > 0;
+    }
+
+    /** Whether it dispatches every queue, there being no Redis. */
+    boolean everyQueue() {
+        return this.everyQueue;
     }
 
     private void probeIfDue() {

@@ -1,11 +1,16 @@
 package io.github.delaytask.core;
 
 import java.time.Clock;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.delaytask.redis.QueueAdministration;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Pauses and resumes queues on every instance, and what this instance knows of their pauses without asking Redis: a
@@ -13,7 +18,9 @@ import io.github.delaytask.redis.QueueAdministration;
  */
 public final class Pauses {
 
-    private final QueueAdministration queues;
+    private static final Log logger = LogFactory.getLog(Pauses.class);
+
+    private final @Nullable QueuePauses queues;
 
     private final DueSignals signals;
 
@@ -31,20 +38,28 @@ public final class Pauses {
      */
     private final Map<QueueId, Long> changes = new ConcurrentHashMap<>();
 
-    /** @param clock the clock of execute times */
-    public Pauses(QueueAdministration queues, DueSignals signals, Clock clock) {
+    /** When the pauses were last read for the database's claims, nanos of {@link System#nanoTime()}. */
+    private volatile long rereadAt;
+
+    private volatile boolean rereadFailed;
+
+    /**
+     * @param queues where the pauses are kept, so that every instance sees them; null where they cannot be kept
+     * @param clock the clock of execute times
+     */
+    public Pauses(@Nullable QueuePauses queues, DueSignals signals, Clock clock) {
         this.queues = queues;
         this.signals = signals;
         this.clock = clock;
     }
 
     /**
-     * Stop claims of the queue on every instance: {@link QueueAdministration#pause}. Its tasks claimed here ahead of a
+     * Stop claims of the queue on every instance: {@link QueuePauses#pause}. Its tasks claimed here ahead of a
      * free thread go back rather than start; so do those of another instance once its next claim of the queue finds it
      * paused.
      */
     public boolean pause(QueueId queue) {
-        boolean pausedNow = this.queues.pause(queue);
+        boolean pausedNow = kept().pause(queue);
         synchronized (this.paused) {
             this.paused.add(queue);
             this.changes.merge(queue, 1L, Long::sum);
@@ -55,9 +70,9 @@ public final class Pauses {
         return pausedNow;
     }
 
-    /** Let the queue's tasks be claimed again: {@link QueueAdministration#resume}. */
+    /** Let the queue's tasks be claimed again: {@link QueuePauses#resume}. */
     public boolean resume(QueueId queue) {
-        boolean resumed = this.queues.resume(queue);
+        boolean resumed = kept().resume(queue);
         synchronized (this.paused) {
             this.paused.remove(queue);
             this.changes.merge(queue, 1L, Long::sum);
@@ -69,9 +84,17 @@ public final class Pauses {
         return resumed;
     }
 
-    /** Whether the queue is paused, as Redis says. */
+    /** Whether the queue is paused, as Redis (or without it, the database) says. */
     public boolean paused(QueueId queue) {
-        return this.queues.paused(queue);
+        return (this.queues != null) && this.queues.paused(queue);
+    }
+
+    private QueuePauses kept() {
+        if (this.queues == null) {
+            throw new UnsupportedOperationException("Queues cannot be paused here: there is nowhere to keep a pause "
+                    + "that every instance sees");
+        }
+        return this.queues;
     }
 
     /**
@@ -80,6 +103,40 @@ public final class Pauses {
      */
     public boolean knownPaused(QueueId queue) {
         return !this.paused.isEmpty() && this.paused.contains(queue);
+    }
+
+    /**
+     * Without Redis, where no claim says whether its queue is paused: read every paused queue, at most once per
+     * interval, and take it as a claim's finding for every queue it concerns (those about to be claimed, those paused
+     * now, those known paused here), so that a queue whose claims never happen to make the read still hears of a
+     * pause or resume made elsewhere. A read that fails keeps what is known; the next one tries again.
+     * @param claimed the queues about to be claimed
+     * @param intervalMillis how long a reading holds
+     */
+    void reread(Collection<QueueId> claimed, long intervalMillis) {
+        long now = System.nanoTime();
+        if (this.queues == null || (this.rereadAt != 0 && now - this.rereadAt < intervalMillis * 1_000_000)) {
+            return;
+        }
+        this.rereadAt = now;
+        Map<QueueId, Long> changesAtStart = new HashMap<>(this.changes);
+        Set<QueueId> concerned = new HashSet<>(claimed);
+        concerned.addAll(this.paused);
+        Set<QueueId> paused;
+        try {
+            paused = this.queues.pausedQueues();
+        }
+        catch (RuntimeException ex) {
+            if (!this.rereadFailed) {
+                this.rereadFailed = true;
+                logger.warn("Could not read which queues are paused; the pauses known here hold until a read "
+                        + "succeeds", ex);
+            }
+            return;
+        }
+        this.rereadFailed = false;
+        concerned.addAll(paused);
+        concerned.forEach((queue) -> found(queue, paused.contains(queue), changesAtStart.getOrDefault(queue, 0L)));
     }
 
     /** Whether a pause or resume was ever made here: until then, no claim need count them. */

@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.QueueStats;
 import io.github.delaytask.store.TaskStore.LiveTasks;
 import io.github.delaytask.store.TaskStore;
@@ -28,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * window yet, still shows. Each look costs two Redis calls per queue (its counts and its paused flag), and two
  * database queries grouped by queue, which read the whole of {@code taskinfo} and the dead tasks' index: those are
  * taken at most every {@link #COUNTS_FOR}, whatever the number of pages open, and again after a change made here.
+ * Without Redis, the registry is the database's table of paused queues, each look reads it once per queue, and
+ * the counts of Redis are zero.
  */
 public class QueueOverview {
 
@@ -36,7 +37,7 @@ public class QueueOverview {
 
     private final TaskStore store;
 
-    private final QueueAdministration queues;
+    private final QueueRegistry queues;
 
     private final Supplier<Map<QueueId, String>> listeners;
 
@@ -60,7 +61,7 @@ public class QueueOverview {
      * @param listeners the queues with a listener on this instance, each with the listener's method; taken on each
      * look, as listeners start after this is created
      */
-    public QueueOverview(TaskStore store, QueueAdministration queues, Supplier<Map<QueueId, String>> listeners) {
+    public QueueOverview(TaskStore store, QueueRegistry queues, Supplier<Map<QueueId, String>> listeners) {
         this(store, queues, listeners, Map::of, System::nanoTime);
     }
 
@@ -69,7 +70,7 @@ public class QueueOverview {
      * look, as listeners start after this is created
      * @param names the readable names this instance's listeners give task types, by type; taken on each look
      */
-    public QueueOverview(TaskStore store, QueueAdministration queues, Supplier<Map<QueueId, String>> listeners,
+    public QueueOverview(TaskStore store, QueueRegistry queues, Supplier<Map<QueueId, String>> listeners,
             Supplier<Map<Integer, String>> names) {
         this(store, queues, listeners, names, System::nanoTime);
     }
@@ -77,7 +78,7 @@ public class QueueOverview {
     /**
      * @param nanoTime the clock of the counts' age, as {@link System#nanoTime()}
      */
-    QueueOverview(TaskStore store, QueueAdministration queues, Supplier<Map<QueueId, String>> listeners,
+    QueueOverview(TaskStore store, QueueRegistry queues, Supplier<Map<QueueId, String>> listeners,
             Supplier<Map<Integer, String>> names, LongSupplier nanoTime) {
         this.store = store;
         this.queues = queues;

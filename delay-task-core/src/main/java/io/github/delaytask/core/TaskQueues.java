@@ -25,6 +25,14 @@ import org.springframework.dao.QueryTimeoutException;
 public interface TaskQueues {
 
     /**
+     * The queues without Redis ({@code delay-task.redis.enabled=false}): they hold nothing, and every claim goes to the
+     * database ({@link io.github.delaytask.core.Claims#databaseOnly}).
+     */
+    static TaskQueues none() {
+        return new NoTaskQueues();
+    }
+
+    /**
      * Make a task due at the given time, replacing any earlier time, and take it out of the ready set: an add, or a
      * reschedule, whose time is the new truth.
      * @param queue the task's queue

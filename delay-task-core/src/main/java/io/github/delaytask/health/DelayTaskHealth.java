@@ -41,14 +41,16 @@ import org.springframework.util.Assert;
  * hangs. A server counts as unreachable once it has failed to answer, check after check, for longer than
  * {@code unreachableAfter}; a shorter outage keeps the status {@code UP}, and the status comes back to {@code UP} by
  * itself at the first check that gets an answer. While the database dispatches in Redis's stead, an outage of Redis
- * alone leaves the status {@code UP}: tasks are still added and run, and the details say so.
+ * alone leaves the status {@code UP}: tasks are still added and run, and the details say so. Without Redis
+ * ({@code delay-task.redis.enabled=false}) only the database is probed.
  */
 public class DelayTaskHealth implements SmartLifecycle {
 
     /** How long a check waits for the probes' answers. */
     static final long PROBE_TIMEOUT_MILLIS = 500;
 
-    private final Reachability redis;
+    /** Null without Redis. */
+    private final @Nullable Reachability redis;
 
     private final Reachability database;
 
@@ -106,18 +108,34 @@ public class DelayTaskHealth implements SmartLifecycle {
                 dispatchedFromDatabase);
     }
 
+    /**
+     * The health without Redis ({@code delay-task.redis.enabled=false}): the database dispatches every queue, and is
+     * the one server probed.
+     * @param store the task store, whose database is probed
+     * @param listeners the listener registry, or {@code null} when listeners are off
+     * @param jobs the purge job, or {@code null} if there is none
+     * @param unreachableAfter how long the database may fail to answer before the status is {@code DOWN}
+     * @param clock the clock of the times in the details and of how long the database has failed
+     */
+    public static DelayTaskHealth withoutRedis(TaskStore store, @Nullable DelayTaskListenerEndpointRegistry listeners,
+            @Nullable DelayTaskJobs jobs, Duration unreachableAfter, Clock clock) {
+        return new DelayTaskHealth(null, store::currentTimeMillis, listeners, jobs, unreachableAfter,
+                Duration.ofMillis(PROBE_TIMEOUT_MILLIS), clock, null);
+    }
+
     DelayTaskHealth(Callable<?> redisProbe, Callable<?> databaseProbe,
             @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
             Duration unreachableAfter, Duration probeTimeout, Clock clock) {
         this(redisProbe, databaseProbe, listeners, jobs, unreachableAfter, probeTimeout, clock, null);
     }
 
-    DelayTaskHealth(Callable<?> redisProbe, Callable<?> databaseProbe,
+    /** @param redisProbe null without Redis */
+    DelayTaskHealth(@Nullable Callable<?> redisProbe, Callable<?> databaseProbe,
             @Nullable DelayTaskListenerEndpointRegistry listeners, @Nullable DelayTaskJobs jobs,
             Duration unreachableAfter, Duration probeTimeout, Clock clock,
             @Nullable Supplier<? extends Collection<QueueId>> dispatchedFromDatabase) {
         Assert.isTrue(!unreachableAfter.isNegative(), "delay-task.health.unreachable-after must not be negative");
-        this.redis = new Reachability("redis", redisProbe);
+        this.redis = (redisProbe != null) ? new Reachability("redis", redisProbe) : null;
         this.database = new Reachability("database", databaseProbe);
         this.listeners = listeners;
         this.jobs = jobs;
@@ -146,7 +164,9 @@ public class DelayTaskHealth implements SmartLifecycle {
             return;
         }
         this.running = false;
-        this.redis.cancel();
+        if (this.redis != null) {
+            this.redis.cancel();
+        }
         this.database.cancel();
         Objects.requireNonNull(this.executor).shutdownNow();
         this.executor = null;
@@ -172,19 +192,25 @@ public class DelayTaskHealth implements SmartLifecycle {
             return new HealthReport(HealthReport.Status.OUT_OF_SERVICE, details);
         }
         Instant sent = this.clock.instant();
-        this.redis.probe(executor, sent);
+        Reachability redis = this.redis;
+        if (redis != null) {
+            redis.probe(executor, sent);
+        }
         this.database.probe(executor, sent);
         long deadline = System.nanoTime() + this.probeTimeout.toNanos();
-        this.redis.awaitAnswer(deadline, this.clock);
+        if (redis != null) {
+            redis.awaitAnswer(deadline, this.clock);
+            details.put("redis", redis.details());
+        }
         this.database.awaitAnswer(deadline, this.clock);
-        details.put("redis", this.redis.details());
         details.put("database", this.database.details());
         addReloadAndLastError(details);
         Instant now = this.clock.instant();
         // while the database dispatches in Redis's stead, tasks are still added and run without Redis: an instance
         // in the readiness group must not be taken out of traffic for that
         boolean unreachable = this.database.unreachableFor(this.unreachableAfter, now)
-                || (this.dispatchedFromDatabase == null && this.redis.unreachableFor(this.unreachableAfter, now));
+                || (redis != null && this.dispatchedFromDatabase == null
+                        && redis.unreachableFor(this.unreachableAfter, now));
         return new HealthReport(unreachable ? HealthReport.Status.DOWN : HealthReport.Status.UP, details);
     }
 
@@ -219,6 +245,11 @@ public class DelayTaskHealth implements SmartLifecycle {
      */
     private Map<String, Object> dispatchDetails() {
         Map<String, Object> details = new LinkedHashMap<>();
+        if (this.redis == null) {
+            // every queue, for good
+            details.put("from", "database");
+            return details;
+        }
         Collection<QueueId> fromDatabase = (this.dispatchedFromDatabase != null) ? this.dispatchedFromDatabase.get()
                 : List.of();
         details.put("from", fromDatabase.isEmpty() ? "redis" : "database");
@@ -240,7 +271,7 @@ public class DelayTaskHealth implements SmartLifecycle {
             }
             details.put("lastReload", lastReload);
         }
-        Stream.of(this.redis.lastFailure(), this.database.lastFailure())
+        Stream.of((this.redis != null) ? this.redis.lastFailure() : null, this.database.lastFailure())
             .filter(Objects::nonNull)
             .max(Comparator.comparing(Reachability.Failure::at))
             .ifPresent((failure) -> details.put("lastError", failure.details()));

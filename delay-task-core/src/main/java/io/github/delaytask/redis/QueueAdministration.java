@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 
 import io.github.delaytask.core.QueueId;
+import io.github.delaytask.core.QueueRegistry;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -15,7 +16,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * What operators and the jobs do with queues apart from the task path: pause and resume them, read their
  * statistics, and keep the registry of queues in use. Public for wiring.
  */
-public class QueueAdministration {
+public class QueueAdministration implements QueueRegistry {
 
     private final StringRedisTemplate redis;
 
@@ -33,6 +34,7 @@ public class QueueAdministration {
      * database, as every claim reads it; Redis loses it with the rest of its data.
      * @return whether this call paused it; {@code false} if it was paused already
      */
+    @Override
     public boolean pause(QueueId queue) {
         register(queue);
         return Boolean.TRUE.equals(this.redis.opsForValue().setIfAbsent(this.keys.paused(queue), "paused"));
@@ -42,13 +44,23 @@ public class QueueAdministration {
      * Let the queue's tasks be claimed again.
      * @return whether this call resumed it; {@code false} if it was not paused
      */
+    @Override
     public boolean resume(QueueId queue) {
         return Boolean.TRUE.equals(this.redis.delete(this.keys.paused(queue)));
     }
 
     /** Whether the queue is paused. */
+    @Override
     public boolean paused(QueueId queue) {
         return Boolean.TRUE.equals(this.redis.hasKey(this.keys.paused(queue)));
+    }
+
+    /** Every queue of the registry that is paused: a call per queue, for an operator rather than a claim. */
+    @Override
+    public Set<QueueId> pausedQueues() {
+        Set<QueueId> paused = new LinkedHashSet<>();
+        queues().stream().filter(this::paused).forEach(paused::add);
+        return paused;
     }
 
     /** Record that a queue is in use: a paused queue stays listed, so that every instance still shows it. */
@@ -94,6 +106,7 @@ public class QueueAdministration {
     }
 
     /** Every queue in use, from the registry rather than by listing keys. */
+    @Override
     public Set<QueueId> queues() {
         Collection<String> members = this.redis.opsForSet().members(this.keys.queues());
         Set<QueueId> queues = new LinkedHashSet<>();
@@ -112,6 +125,7 @@ public class QueueAdministration {
     }
 
     /** What a queue holds in each state and how long its oldest due task has waited, in one script call. */
+    @Override
     public QueueStats stats(QueueId queue) {
         List<String> result = this.redis.execute(this.statsScript,
                 List.of(this.keys.future(queue), this.keys.ready(queue), this.keys.inFlight(queue)));

@@ -70,7 +70,8 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private final TaskQueues queues;
 
-    private final QueueAdministration administration;
+    /** Null without Redis, where only the purge runs. */
+    private final @Nullable QueueAdministration administration;
 
     private final TaskStore store;
 
@@ -97,8 +98,9 @@ public class DelayTaskJobs implements SmartLifecycle {
     private volatile boolean autoStartup = true;
 
     /**
-     * @param administration the registry of queues, which the refresh visits and cleans up
-     * @param markers the loaded markers a recovery sets
+     * @param administration the registry of queues, which the refresh visits and cleans up; null without Redis, where
+     * only the purge runs
+     * @param markers the loaded markers a recovery sets; null without Redis
      * @param claims the claims whose losses a recovery follows, and which move the due tasks of the queues no
      * dispatcher here claims from
      * @param signals told of the tasks a reload or recovery brought into Redis
@@ -106,8 +108,9 @@ public class DelayTaskJobs implements SmartLifecycle {
      * dispatcher here claims from to it
      * @param clock the clock of the times the health details show
      */
-    public DelayTaskJobs(TaskStore store, TaskQueues queues, QueueAdministration administration,
-            RecoveryMarkers markers, Claims claims, DueSignals signals, ConsumedQueues consumed, DistributedLocks locks,
+    public DelayTaskJobs(TaskStore store, TaskQueues queues, @Nullable QueueAdministration administration,
+            @Nullable RecoveryMarkers markers, Claims claims, DueSignals signals, ConsumedQueues consumed,
+            DistributedLocks locks,
             JobSettings settings, HistorySettings history, Clock clock) {
         this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock, signals::reloaded);
         this.recovery = new RedisLossRecovery(this.reloader, markers, locks, consumed::consumed,
@@ -123,29 +126,47 @@ public class DelayTaskJobs implements SmartLifecycle {
         this.history = history;
     }
 
+    /**
+     * The jobs without Redis ({@code delay-task.redis.enabled=false}): only the purge, as the database's claims find
+     * every due task themselves and there is no Redis to reload, refresh or recover.
+     * @param queues the queues' port, which holds nothing ({@code TaskQueues.none()})
+     */
+    public static DelayTaskJobs withoutRedis(TaskStore store, TaskQueues queues, Claims claims, DueSignals signals,
+            ConsumedQueues consumed, DistributedLocks locks, JobSettings settings, HistorySettings history,
+            Clock clock) {
+        return new DelayTaskJobs(store, queues, null, null, claims, signals, consumed, locks, settings, history, clock);
+    }
+
     @Override
     public synchronized void start() {
         if (this.running) {
             return;
         }
-        checkKeys();
+        if (this.administration != null) {
+            checkKeys();
+        }
         checkSchema();
-        // a recovery asked for before a stop was dropped with the threads that were to run it
-        this.recovery.runDropped();
+        if (this.administration != null) {
+            // a recovery asked for before a stop was dropped with the threads that were to run it
+            this.recovery.runDropped();
+        }
         this.running = true;
         // a thread per job and one for the recovery: neither a long purge nor a long reload holds up the others
         // not daemons: they keep an application that has nothing else to run, a worker without a web server, alive
         this.executor = new ScheduledThreadPoolExecutor(4, new CustomizableThreadFactory("delay-task-jobs-"));
-        long reload = this.settings.reloadInterval().toMillis();
-        long refresh = this.settings.refreshInterval().toMillis();
-        this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
-        this.executor.scheduleWithFixedDelay(this::refreshUnderLock, refresh, refresh, TimeUnit.MILLISECONDS);
         if (this.history.purgeEnabled()) {
             // at start-up too: instances restarted more often than the interval would otherwise never purge, and the
             // lock, kept for most of an interval after each run, stops restarts from purging more often
             this.executor.scheduleWithFixedDelay(this::purgeUnderLock, 0, this.history.purgeInterval().toMillis(),
                     TimeUnit.MILLISECONDS);
         }
+        if (this.administration == null) {
+            return;
+        }
+        long reload = this.settings.reloadInterval().toMillis();
+        long refresh = this.settings.refreshInterval().toMillis();
+        this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
+        this.executor.scheduleWithFixedDelay(this::refreshUnderLock, refresh, refresh, TimeUnit.MILLISECONDS);
         this.claims.addLossListener(this.lossListener);
     }
 
@@ -231,6 +252,10 @@ public class DelayTaskJobs implements SmartLifecycle {
      * @return how many tasks were brought in
      */
     public int reloadNow() {
+        if (this.administration == null) {
+            // without Redis there is nothing to reload into
+            return 0;
+        }
         return this.reloader.reload(() -> {
         });
     }
@@ -262,11 +287,13 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     /**
      * Move due tasks of every queue no dispatcher here claims from into its ready set now. A queue found empty at
-     * every refresh for a reload interval leaves the registry: the registry of queues ever used would otherwise grow forever, and this job with
-     * it. The next task written to the queue, or the reload, registers it again.
+     * every refresh for a reload interval leaves the registry: the registry of queues ever used would otherwise grow
+     * forever, and this job with it. The next task written to the queue, or the reload, registers it again.
      */
     public void refreshNow() {
-        refresh(this.administration.queues());
+        if (this.administration != null) {
+            refresh(this.administration.queues());
+        }
     }
 
     /**

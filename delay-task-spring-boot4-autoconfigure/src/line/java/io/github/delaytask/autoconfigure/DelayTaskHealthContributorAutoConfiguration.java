@@ -20,7 +20,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 @AutoConfiguration(after = DelayTaskAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, StringRedisTemplate.class })
-@ConditionalOnBean({ StringRedisTemplate.class, TaskStore.class, DelayTaskProperties.class })
+@ConditionalOnBean({ TaskStore.class, DelayTaskProperties.class })
 @ConditionalOnEnabledHealthIndicator("delaytask")
 @Import(DelayTaskConfigurations.HealthConfiguration.class)
 public class DelayTaskHealthContributorAutoConfiguration {

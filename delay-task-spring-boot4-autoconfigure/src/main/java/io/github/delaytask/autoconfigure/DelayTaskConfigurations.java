@@ -26,7 +26,9 @@ import io.github.delaytask.core.DueSignals;
 import io.github.delaytask.core.Outcomes;
 import io.github.delaytask.core.Pauses;
 import io.github.delaytask.core.QueueId;
+import io.github.delaytask.core.QueuePauses;
 import io.github.delaytask.core.RetryPolicy;
+import io.github.delaytask.core.ServerClock;
 import io.github.delaytask.core.Schedules;
 import io.github.delaytask.core.ServiceSettings;
 import io.github.delaytask.core.TaskContexts;
@@ -44,7 +46,7 @@ import io.github.delaytask.observation.DelayTaskListenerObservationConvention;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.RecoveryMarkers;
-import io.github.delaytask.redis.RedisClock;
+import io.github.delaytask.redis.RedisTime;
 import io.github.delaytask.redis.RedisKeys;
 import io.github.delaytask.redis.RedisTaskQueues;
 import io.github.delaytask.redis.SharedSettings;
@@ -57,6 +59,7 @@ import io.github.delaytask.store.ScheduleStore;
 import io.github.delaytask.store.TaskStore;
 import io.github.delaytask.store.mybatis.JdbcDistributedLocks;
 import io.github.delaytask.store.mybatis.JdbcLockRecords;
+import io.github.delaytask.store.mybatis.JdbcQueuePauses;
 import io.github.delaytask.store.mybatis.JdbcScheduleStore;
 import io.github.delaytask.store.mybatis.MybatisSetup;
 import io.github.delaytask.store.mybatis.MybatisTaskStore;
@@ -83,6 +86,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -105,11 +109,14 @@ final class DelayTaskConfigurations {
     /** The name of this instance's clock: of lock records and local waits, and the base of the due-time clock. */
     static final String CLOCK = "delayTaskClock";
 
-    /** The name of the clock of due times: delays, back-offs, leases and lateness, on the Redis server's clock. */
+    /**
+     * The name of the clock of due times: delays, back-offs, leases and lateness, on the Redis server's clock, or
+     * without Redis the database's. The name is kept from the days of Redis only, for applications that replace it.
+     */
     static final String DUE_CLOCK = "delayTaskRedisClock";
 
-    /** How often the due-time clock measures again how far this instance's clock is from the Redis server's. */
-    static final Duration REDIS_CLOCK_RESYNC = Duration.ofSeconds(30);
+    /** How often the due-time clock measures again how far this instance's clock is from the server's. */
+    static final Duration SERVER_CLOCK_RESYNC = Duration.ofSeconds(30);
 
     private DelayTaskConfigurations() {
     }
@@ -119,7 +126,7 @@ final class DelayTaskConfigurations {
         return beanFactory.getBean(CLOCK, Clock.class);
     }
 
-    /** The clock of due times, which {@link RedisClockConfiguration} defines. */
+    /** The clock of due times, which {@link RedisClockConfiguration} or {@link DatabaseClockConfiguration} defines. */
     static Clock dueClock(BeanFactory beanFactory) {
         return beanFactory.getBean(DUE_CLOCK, Clock.class);
     }
@@ -153,21 +160,45 @@ final class DelayTaskConfigurations {
      * clock is off would make tasks early or late. Not a candidate for autowiring, as {@link ClockConfiguration}'s.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(StringRedisTemplate.class)
+    @Conditional(RedisUse.InUse.class)
     @Import(ClockConfiguration.class)
     static class RedisClockConfiguration {
 
         @Bean(name = DUE_CLOCK, autowireCandidate = false)
         @ConditionalOnMissingBean(name = DUE_CLOCK)
-        RedisClock delayTaskRedisClock(StringRedisTemplate redisTemplate, BeanFactory beanFactory) {
-            return new RedisClock(redisTemplate, clock(beanFactory), REDIS_CLOCK_RESYNC);
+        ServerClock delayTaskRedisClock(StringRedisTemplate redisTemplate, BeanFactory beanFactory) {
+            return new ServerClock(RedisTime.of(redisTemplate), "the Redis server", clock(beanFactory),
+                    SERVER_CLOCK_RESYNC);
+        }
+
+    }
+
+    /**
+     * The clock of due times without Redis: the database's, which its claims compare execute times with. Not a
+     * candidate for autowiring, as {@link ClockConfiguration}'s.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(RedisUse.NotInUse.class)
+    @Import(ClockConfiguration.class)
+    static class DatabaseClockConfiguration {
+
+        @Bean(name = DUE_CLOCK, autowireCandidate = false)
+        @ConditionalOnMissingBean(name = DUE_CLOCK)
+        ServerClock delayTaskRedisClock(ObjectProvider<TaskStore> store, BeanFactory beanFactory) {
+            Clock local = clock(beanFactory);
+            // read once started, by then the store is there; with the task auto-configuration left out there is
+            // none, and this instance's clock serves
+            return new ServerClock(() -> {
+                TaskStore found = store.getIfAvailable();
+                return (found != null) ? found.currentTimeMillis() : local.millis();
+            }, "the database", local, SERVER_CLOCK_RESYNC);
         }
 
     }
 
     /** The Redis keys and the distributed lock, which the lock auto-configuration and the jobs share. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(StringRedisTemplate.class)
+    @Conditional(RedisUse.InUse.class)
     static class KeysConfiguration {
 
         @Bean
@@ -286,8 +317,10 @@ final class DelayTaskConfigurations {
 
     }
 
+    /** The queues in Redis, and what claims, pauses and wakes up through them. */
     @Configuration(proxyBeanMethods = false)
-    static class ServiceConfiguration {
+    @Conditional(RedisUse.InUse.class)
+    static class RedisQueuesConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
@@ -332,25 +365,6 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
-        ConsumedQueues delayTaskConsumedQueues() {
-            return new ConsumedQueues();
-        }
-
-        @Bean
-        @ConditionalOnMissingBean
-        DueSignals delayTaskDueSignals(ConsumedQueues consumed, ObjectProvider<WakeUps> wakeUps,
-                BeanFactory beanFactory) {
-            return new DueSignals(dueClock(beanFactory), consumed, wakeUps.getIfAvailable());
-        }
-
-        @Bean
-        @ConditionalOnMissingBean
-        Pauses delayTaskPauses(QueueAdministration administration, DueSignals signals, BeanFactory beanFactory) {
-            return new Pauses(administration, signals, dueClock(beanFactory));
-        }
-
-        @Bean
-        @ConditionalOnMissingBean
         Claims delayTaskClaims(TaskStore store, TaskQueues queues, DueSignals signals, Pauses pauses,
                 ConsumedQueues consumed, DelayTaskProperties properties, BeanFactory beanFactory,
                 ObjectProvider<TaskEvents> events) {
@@ -363,6 +377,97 @@ final class DelayTaskConfigurations {
                     pauses, consumed,
                     databaseDispatch.isEnabled() ? databaseDispatch.getPollInterval() : Duration.ZERO,
                     databaseDispatch.isEnabled() ? claimTimeout(properties) : Duration.ofMillis(Long.MAX_VALUE));
+        }
+
+    }
+
+    /**
+     * Without Redis: queues that hold nothing, and claims that find every due task in the database, at the poll
+     * interval of {@code delay-task.database-dispatch}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(RedisUse.NotInUse.class)
+    static class DatabaseQueuesConfiguration {
+
+        private static final Log logger = LogFactory.getLog(DatabaseQueuesConfiguration.class);
+
+        @Bean
+        @ConditionalOnMissingBean
+        TaskQueues delayTaskQueues() {
+            return TaskQueues.none();
+        }
+
+        /** The pauses in the task store's database, with its data source and transactions. */
+        @Bean
+        @ConditionalOnMissingBean
+        JdbcQueuePauses delayTaskQueuePauses(SqlSessionTemplate sqlSessionTemplate,
+                ObjectProvider<PlatformTransactionManager> transactionManager, DelayTaskProperties properties,
+                BeanFactory beanFactory) {
+            DataSource dataSource = StoreDataSource.choose(beanFactory, properties.getJdbc().getDataSource(),
+                    () -> sqlSessionTemplate.getConfiguration().getEnvironment().getDataSource());
+            JdbcQueuePauses pauses = new JdbcQueuePauses(new JdbcTemplate(dataSource),
+                    StoreDataSource.transactions(dataSource, transactionManager.getIfUnique()),
+                    TableNames.withPrefix(properties.getJdbc().getTablePrefix()));
+            warnOfMissingTable(pauses);
+            return pauses;
+        }
+
+        /**
+         * A schema without the table of pauses: only pausing a queue needs it, so it warns rather than fails, and a
+         * database down at start-up is the store's to report.
+         */
+        private static void warnOfMissingTable(JdbcQueuePauses pauses) {
+            try {
+                pauses.missingSchema()
+                    .forEach((missing) -> logger.warn("The delay-task schema lacks the " + missing
+                            + "; pausing a queue fails until it is added"));
+            }
+            catch (DataAccessException ex) {
+                logger.debug("Could not check the delay-task table of pauses", ex);
+            }
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        Claims delayTaskClaims(TaskStore store, TaskQueues queues, DueSignals signals, Pauses pauses,
+                ConsumedQueues consumed, DelayTaskProperties properties, BeanFactory beanFactory,
+                ObjectProvider<TaskEvents> events, Environment environment) {
+            Duration pollInterval = properties.getDatabaseDispatch().getPollInterval();
+            Assert.isTrue(pollInterval.toMillis() > 0,
+                    "delay-task.database-dispatch.poll-interval must be at least 1ms");
+            // a mode chosen for want of a bean deserves a line: a profile that leaves Redis out chooses it too
+            logger.info("delay-task runs without Redis, as " + RedisUse.whyNot(environment) + ": the database "
+                    + "dispatches every queue, looking at idle ones every " + pollInterval.toMillis() + " ms");
+            return Claims.databaseOnly(store, queues, properties.getLease(), dueClock(beanFactory), events(events),
+                    signals, pauses, consumed, pollInterval);
+        }
+
+    }
+
+    /** The task service and what it shares with the listeners, with Redis or without. */
+    @Configuration(proxyBeanMethods = false)
+    static class ServiceConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ConsumedQueues delayTaskConsumedQueues() {
+            return new ConsumedQueues();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        DueSignals delayTaskDueSignals(ConsumedQueues consumed, ObjectProvider<WakeUps> wakeUps,
+                BeanFactory beanFactory) {
+            // without Redis there are no wake-ups: an instance's own tasks wake its dispatchers, the others' are
+            // found by the next look
+            return new DueSignals(dueClock(beanFactory), consumed, wakeUps.getIfAvailable());
+        }
+
+        /** Pauses kept in Redis, or without it in the database. */
+        @Bean
+        @ConditionalOnMissingBean
+        Pauses delayTaskPauses(QueuePauses queuePauses, DueSignals signals, BeanFactory beanFactory) {
+            return new Pauses(queuePauses, signals, dueClock(beanFactory));
         }
 
         @Bean
@@ -418,9 +523,11 @@ final class DelayTaskConfigurations {
                 ObjectProvider<TaskEvents> events, TaskObservations observations, TaskContexts contexts,
                 ObjectProvider<WakeUps> wakeUps) {
             DelayTaskProperties.Listener listener = properties.getListener();
-            // without wake-ups a task added elsewhere is found only by a look at its queue
+            // without wake-ups a task added elsewhere is found only by a look at its queue; without Redis, by the
+            // database's look, whose interval bounds its load
             Duration idleLook = (wakeUps.getIfAvailable() != null) ? idlePollInterval(listener)
-                    : listener.getPollInterval();
+                    : claims.databaseOnly() ? longer(listener.getPollInterval(),
+                            properties.getDatabaseDispatch().getPollInterval()) : listener.getPollInterval();
             // no more parameters in one claim than 64 MB, however large the parameters allowed
             int batchSize = ListenerSettings.claimBatch(listener.getBatchSize(),
                     properties.getMaxParametersSize().toBytes());
@@ -431,6 +538,10 @@ final class DelayTaskConfigurations {
                     outcomes, pauses, signals, consumed, codec, settings, events(events), observations, contexts);
             registry.setAutoStartup(listener.isAutoStartup());
             return registry;
+        }
+
+        private static Duration longer(Duration one, Duration other) {
+            return (one.compareTo(other) >= 0) ? one : other;
         }
 
         /** Boot's own test of {@code spring.threads.virtual.enabled}, which works on Java 21 and later only. */
@@ -447,6 +558,7 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
+        @Conditional(RedisUse.InUse.class)
         DelayTaskHealth delayTaskHealth(StringRedisTemplate redisTemplate, TaskStore store,
                 ObjectProvider<DelayTaskListenerEndpointRegistry> listeners, ObjectProvider<DelayTaskJobs> jobs,
                 DelayTaskProperties properties, BeanFactory beanFactory, ObjectProvider<Claims> claims) {
@@ -457,6 +569,16 @@ final class DelayTaskConfigurations {
                     properties.getDatabaseDispatch().isEnabled() ? fromDatabase : null);
         }
 
+        @Bean(name = "delayTaskHealth")
+        @ConditionalOnMissingBean
+        @Conditional(RedisUse.NotInUse.class)
+        DelayTaskHealth delayTaskHealthWithoutRedis(TaskStore store,
+                ObjectProvider<DelayTaskListenerEndpointRegistry> listeners, ObjectProvider<DelayTaskJobs> jobs,
+                DelayTaskProperties properties, BeanFactory beanFactory) {
+            return DelayTaskHealth.withoutRedis(store, listeners.getIfUnique(), jobs.getIfUnique(),
+                    properties.getHealth().getUnreachableAfter(), clock(beanFactory));
+        }
+
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -465,6 +587,7 @@ final class DelayTaskConfigurations {
         /** The settings every instance must share, checked before the others start. */
         @Bean
         @ConditionalOnMissingBean
+        @Conditional(RedisUse.InUse.class)
         SharedSettings delayTaskSharedSettings(StringRedisTemplate redisTemplate, RedisKeys keys,
                 DelayTaskProperties properties) {
             DelayTaskProperties.Listener listener = properties.getListener();
@@ -478,12 +601,36 @@ final class DelayTaskConfigurations {
 
         @Bean
         @ConditionalOnMissingBean
+        @Conditional(RedisUse.InUse.class)
         DelayTaskJobs delayTaskJobs(TaskStore store, TaskQueues queues, QueueAdministration administration,
                 RecoveryMarkers markers, Claims claims, DueSignals signals, ConsumedQueues consumed,
                 DistributedLocks locks, DelayTaskProperties properties, BeanFactory beanFactory) {
             DelayTaskProperties.History history = properties.getHistory();
             DelayTaskJobs jobs = new DelayTaskJobs(store, queues, administration, markers, claims, signals, consumed,
                     locks, new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
+                            properties.getRefreshInterval()),
+                    new HistorySettings(history.getRetention(), history.getDeadRetention(),
+                            history.getPurgeInterval(), history.isPurgeEnabled()),
+                    clock(beanFactory));
+            jobs.setAutoStartup(properties.getJobs().isAutoStartup());
+            return jobs;
+        }
+
+        /** Without Redis only the purge runs: the database's claims find every due task themselves. */
+        @Bean(name = "delayTaskJobs")
+        @ConditionalOnMissingBean
+        @Conditional(RedisUse.NotInUse.class)
+        DelayTaskJobs delayTaskJobsWithoutRedis(TaskStore store, TaskQueues queues, Claims claims, DueSignals signals,
+                ConsumedQueues consumed, ObjectProvider<DistributedLocks> lock, DelayTaskProperties properties,
+                BeanFactory beanFactory, Environment environment) {
+            DistributedLocks locks = lock.getIfAvailable();
+            if (locks == null) {
+                throw new IllegalStateException("delay-task.lock.store is redis, but delay-task runs without Redis, as "
+                        + RedisUse.whyNot(environment) + ": set delay-task.lock.store to database or auto");
+            }
+            DelayTaskProperties.History history = properties.getHistory();
+            DelayTaskJobs jobs = DelayTaskJobs.withoutRedis(store, queues, claims, signals, consumed, locks,
+                    new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
                             properties.getRefreshInterval()),
                     new HistorySettings(history.getRetention(), history.getDeadRetention(),
                             history.getPurgeInterval(), history.isPurgeEnabled()),
@@ -505,9 +652,10 @@ final class DelayTaskConfigurations {
         @Bean
         @ConditionalOnMissingBean(DistributedLocks.class)
         JdbcDistributedLocks delayTaskLocks(ObjectProvider<DataSource> dataSource,
+                ObjectProvider<SqlSessionTemplate> sessions,
                 ObjectProvider<PlatformTransactionManager> transactionManager, DelayTaskProperties properties,
                 BeanFactory beanFactory) {
-            DataSource chosen = lockDataSource(beanFactory, properties, dataSource);
+            DataSource chosen = lockDataSource(beanFactory, properties, dataSource, sessions);
             return new JdbcDistributedLocks(new JdbcTemplate(chosen),
                     StoreDataSource.transactions(chosen, transactionManager.getIfUnique()),
                     TableNames.withPrefix(properties.getJdbc().getTablePrefix()));
@@ -517,9 +665,10 @@ final class DelayTaskConfigurations {
         @ConditionalOnMissingBean
         @ConditionalOnBean(JdbcDistributedLocks.class)
         LockRecords delayTaskLockRecords(ObjectProvider<DataSource> dataSource,
+                ObjectProvider<SqlSessionTemplate> sessions,
                 ObjectProvider<PlatformTransactionManager> transactionManager, DelayTaskProperties properties,
                 BeanFactory beanFactory) {
-            DataSource chosen = lockDataSource(beanFactory, properties, dataSource);
+            DataSource chosen = lockDataSource(beanFactory, properties, dataSource, sessions);
             return new JdbcLockRecords(new JdbcTemplate(chosen),
                     StoreDataSource.transactions(chosen, transactionManager.getIfUnique()),
                     TableNames.withPrefix(properties.getJdbc().getTablePrefix()));
@@ -536,11 +685,18 @@ final class DelayTaskConfigurations {
                     });
         }
 
-        /** The task store's data source, where the schema script makes the table. */
+        /**
+         * The task store's data source, where the schema script makes the table: the one named, the only one, or that
+         * of MyBatis, as the store takes it.
+         */
         private static DataSource lockDataSource(BeanFactory beanFactory, DelayTaskProperties properties,
-                ObjectProvider<DataSource> dataSources) {
+                ObjectProvider<DataSource> dataSources, ObjectProvider<SqlSessionTemplate> sessions) {
             return StoreDataSource.choose(beanFactory, properties.getJdbc().getDataSource(), () -> {
                 DataSource unique = dataSources.getIfUnique();
+                SqlSessionTemplate mybatis = (unique == null) ? sessions.getIfUnique() : null;
+                if (mybatis != null) {
+                    return mybatis.getConfiguration().getEnvironment().getDataSource();
+                }
                 if (unique == null) {
                     throw new IllegalStateException("delay-task keeps its locks in the database "
                             + "(delay-task.lock.store), but the application has no single DataSource: set "
@@ -549,6 +705,17 @@ final class DelayTaskConfigurations {
                 return unique;
             });
         }
+
+    }
+
+    /**
+     * Without Redis, the jobs' lock in the database, should the lock auto-configuration be left out: with Redis the
+     * jobs take theirs from {@link KeysConfiguration}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional({ RedisUse.NotInUse.class, LockStoreCondition.NotRedis.class })
+    @Import(DatabaseLockConfiguration.class)
+    static class DatabaseJobsLockConfiguration {
 
     }
 

@@ -7,10 +7,10 @@ import io.github.delaytask.actuate.DelayTasksEndpoint;
 import io.github.delaytask.actuate.DelayTasksEndpointWebExtension;
 import io.github.delaytask.actuate.RecentActivity;
 import io.github.delaytask.core.QueueOverview;
+import io.github.delaytask.core.QueueRegistry;
 import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.listener.DelayTaskListenerAnnotationBeanPostProcessor;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
-import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
 
@@ -39,10 +39,10 @@ import org.springframework.context.annotation.Bean;
 public class DelayTaskEndpointAutoConfiguration {
 
     @Bean
-    @ConditionalOnBean({ DelayTaskService.class, TaskStore.class, TaskQueues.class })
+    @ConditionalOnBean({ DelayTaskService.class, TaskStore.class, QueueRegistry.class })
     @ConditionalOnMissingBean
     public DelayTasksEndpoint delayTasksEndpoint(DelayTaskService service, TaskStore store,
-            QueueAdministration administration,
+            QueueRegistry administration,
             ObjectProvider<DelayTaskListenerEndpointRegistry> listeners,
             ObjectProvider<DelayTaskListenerAnnotationBeanPostProcessor> names, ObjectProvider<DelayTaskJobs> jobs,
             RecentActivity activity, DelayTasksEndpointProperties properties, BeanFactory beanFactory) {

@@ -81,8 +81,8 @@ public class DelayTaskLockAutoConfiguration {
     /** The locks in the database, for want of Redis. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(JdbcTemplate.class)
-    @Conditional({ LockStoreCondition.OnAuto.class, DelayTaskConfigurations.OneDataSourceCondition.class })
-    @ConditionalOnMissingBean(type = "org.springframework.data.redis.core.StringRedisTemplate")
+    @Conditional({ LockStoreCondition.OnAuto.class, DelayTaskConfigurations.OneDataSourceCondition.class,
+            RedisUse.NotInUse.class })
     @Import(DelayTaskConfigurations.DatabaseLockConfiguration.class)
     static class NoRedisLockConfiguration {
 
@@ -90,7 +90,7 @@ public class DelayTaskLockAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(StringRedisTemplate.class)
-    @ConditionalOnBean(StringRedisTemplate.class)
+    @Conditional(RedisUse.InUse.class)
     @Import(DelayTaskConfigurations.KeysConfiguration.class)
     static class RedisLockConfiguration {
 

@@ -26,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -51,10 +52,11 @@ import static io.github.delaytask.autoconfigure.BootAutoConfigurationNames.SIMPL
         REDIS_3, REDIS_4, MYBATIS_PLUS })
 @ConditionalOnClass({ MeterRegistry.class, StringRedisTemplate.class, SqlSessionTemplate.class,
         OptimisticLockerInnerInterceptor.class })
-@ConditionalOnBean({ MeterRegistry.class, StringRedisTemplate.class, SqlSessionTemplate.class })
+@ConditionalOnBean({ MeterRegistry.class, SqlSessionTemplate.class })
 @ConditionalOnBooleanProperty(name = "delay-task.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DelayTaskProperties.class)
-@Import(DelayTaskConfigurations.RedisClockConfiguration.class)
+@Import({ DelayTaskConfigurations.RedisClockConfiguration.class,
+        DelayTaskConfigurations.DatabaseClockConfiguration.class })
 public class DelayTaskMetricsAutoConfiguration {
 
     @Bean
@@ -77,8 +79,10 @@ public class DelayTaskMetricsAutoConfiguration {
         return new MicrometerTaskEvents(meters, DelayTaskConfigurations.dueClock(beanFactory));
     }
 
+    /** The queues' sizes in Redis; without Redis they are not sampled. */
     @Bean
     @ConditionalOnMissingBean
+    @Conditional(RedisUse.InUse.class)
     QueueStatsSampler delayTaskQueueStatsSampler(DelayTaskMeters meters, QueueAdministration administration,
             TaskStore store, ObjectProvider<DelayTaskListenerEndpointRegistry> listeners) {
         return new QueueStatsSampler(meters, administration, store,

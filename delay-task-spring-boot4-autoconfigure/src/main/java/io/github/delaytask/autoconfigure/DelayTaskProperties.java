@@ -215,6 +215,13 @@ public class DelayTaskProperties {
     public static class Redis {
 
         /**
+         * Whether delay-task uses the application's Redis. Off, or when the application has no Redis connection,
+         * the database alone dispatches every queue at the poll interval of database-dispatch: tasks fire within
+         * about that interval rather than within milliseconds, and cluster-wide listener limits are refused.
+         */
+        private boolean enabled = true;
+
+        /**
          * Prefix of every Redis key and lock. By default "delay-task:" followed by the id of the database's task
          * store (table taskinfo_store), so that applications with databases of their own share no keys in one
          * Redis; "delay-task" for an application without the database.
@@ -228,6 +235,14 @@ public class DelayTaskProperties {
          * reload job.
          */
         private Duration handOffTimeout = Duration.ofSeconds(1);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
 
         public @Nullable String getKeyPrefix() {
             return this.keyPrefix;
@@ -796,7 +811,8 @@ public class DelayTaskProperties {
 
         /**
          * How often each queue is claimed from the database while Redis does not answer, and how often Redis is
-         * asked whether it answers again. Each look is one short transaction per instance for all its queues due.
+         * asked whether it answers again; without Redis (delay-task.redis.enabled=false), how often an idle queue is
+         * claimed from. Each look is one short transaction per instance for all its queues due.
          */
         private Duration pollInterval = Duration.ofMillis(500);
 

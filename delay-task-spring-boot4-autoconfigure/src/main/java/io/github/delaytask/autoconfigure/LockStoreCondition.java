@@ -45,6 +45,16 @@ abstract class LockStoreCondition extends SpringBootCondition {
 
     }
 
+    /** The locks may be in the database: the store is not Redis. */
+    static final class NotRedis extends LockStoreCondition {
+
+        @Override
+        boolean matches(DelayTaskProperties.Store store) {
+            return store != DelayTaskProperties.Store.REDIS;
+        }
+
+    }
+
     /** The locks are where there is a store: Redis if the application has one, the database otherwise. */
     static final class OnAuto extends LockStoreCondition {
 

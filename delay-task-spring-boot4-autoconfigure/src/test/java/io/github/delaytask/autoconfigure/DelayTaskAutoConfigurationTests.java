@@ -20,8 +20,10 @@ import io.github.delaytask.core.TaskQueues;
 import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.redis.QueueAdministration;
 import io.github.delaytask.redis.RedisKeys;
+import io.github.delaytask.redis.WakeUps;
 import io.github.delaytask.scheduling.DelayTaskJobs;
 import io.github.delaytask.store.TaskStore;
+import io.github.delaytask.store.mybatis.JdbcDistributedLocks;
 import io.github.delaytask.testsupport.BootLine;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterAll;
@@ -234,12 +236,49 @@ class DelayTaskAutoConfigurationTests {
     }
 
     @Test
-    void backsOffWithoutRedis() {
+    void runsOnTheDatabaseAloneWithoutRedisEvenWithoutTheLockAutoConfiguration() {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(BootLine.DATA_SOURCE,
                     BootLine.MYBATIS_PLUS, DelayTaskAutoConfiguration.class))
             .withPropertyValues(this.backend.properties().toArray(new String[0]))
-            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(DelayTaskService.class));
+            .run((context) -> {
+                assertThat(context).hasNotFailed().hasSingleBean(DelayTaskService.class);
+                assertThat(context.getBean(Claims.class).databaseOnly()).isTrue();
+                // the purge job's lock
+                assertThat(context).getBean(DistributedLocks.class).isInstanceOf(JdbcDistributedLocks.class);
+            });
+    }
+
+    @Test
+    void runsOnTheDatabaseAloneWhenRedisIsTurnedOff() {
+        this.contextRunner.withPropertyValues("delay-task.redis.enabled=false").run((context) -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(RedisKeys.class).doesNotHaveBean(WakeUps.class);
+            assertThat(context.getBean(Claims.class).databaseOnly()).isTrue();
+            assertThat(context.getBean(Claims.class).dispatchedFromDatabase()).isEmpty();
+        });
+    }
+
+    @Test
+    void aValueTheBinderTakesAsFalseTurnsRedisOffToo() {
+        this.contextRunner.withPropertyValues("delay-task.redis.enabled=off")
+            .run((context) -> assertThat(context.getBean(Claims.class).databaseOnly()).isTrue());
+    }
+
+    @Test
+    void locksChosenInRedisWhileRedisIsNotUsedFailStartUpNamingBothProperties() {
+        this.contextRunner.withConfiguration(AutoConfigurations.of(DelayTaskLockAutoConfiguration.class))
+            .withPropertyValues("delay-task.redis.enabled=false", "delay-task.lock.store=redis")
+            .run((context) -> assertThat(context).getFailure()
+                .hasMessageContaining("delay-task.lock.store is redis")
+                .hasMessageContaining("delay-task.redis.enabled is false"));
+    }
+
+    @Test
+    void usesRedisWhenTheApplicationHasIt() {
+        this.contextRunner.run((context) -> {
+            assertThat(context).hasNotFailed().hasSingleBean(RedisKeys.class);
+            assertThat(context.getBean(Claims.class).databaseOnly()).isFalse();
+        });
     }
 
     @Test

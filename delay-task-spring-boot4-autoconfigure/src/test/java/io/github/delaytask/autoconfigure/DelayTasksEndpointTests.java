@@ -97,6 +97,7 @@ class DelayTasksEndpointTests {
             jdbc.update("DELETE FROM taskinfo");
             jdbc.update("DELETE FROM taskinfo_logs");
             jdbc.update("DELETE FROM taskinfo_schedule");
+            jdbc.update("DELETE FROM taskinfo_queue");
         });
         this.backend.deleteRedisKeys();
     }
@@ -543,6 +544,38 @@ class DelayTasksEndpointTests {
                 .andExpect(jsonPath("$.paused").value(false));
             assertThat(service.isQueuePaused(NO_LISTENER, 0)).isFalse();
             mvc.perform(get("/actuator/delaytasks")).andExpect(jsonPath("$.queues[0].paused").value(false));
+        });
+    }
+
+    @Test
+    void withoutRedisListsTheQueuesWithTheDatabasesCountsAndPausesAndResumesOneInTheDatabase() {
+        this.runner.withPropertyValues("delay-task.redis.enabled=false").run((context) -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(QueueAdministration.class);
+            DelayTaskService service = context.getBean(DelayTaskService.class);
+            Instant later = Instant.now().plus(Duration.ofDays(2));
+            service.addTask(DelayTask.builder(NO_LISTENER).executeAt(later).build());
+            service.addTask(DelayTask.builder(NO_LISTENER).priority(1).executeAt(later).build());
+            MockMvc mvc = mvc(context);
+            mvc.perform(get("/actuator/delaytasks"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.queues[0].taskType").value(NO_LISTENER))
+                .andExpect(jsonPath("$.queues[0].pending").value(1))
+                .andExpect(jsonPath("$.queues[0].future").value(0))
+                .andExpect(jsonPath("$.queues[0].nextDueTime").value(startsWith(later.toString().substring(0, 16))))
+                .andExpect(jsonPath("$.queues[1].priority").value(1))
+                .andExpect(jsonPath("$.queues[1].paused").value(false));
+            mvc.perform(changeQueue(NO_LISTENER, 1, "{\"action\": \"pause\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.status").value("CHANGED"))
+                .andExpect(jsonPath("$.paused").value(true));
+            assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+                .queryForObject("SELECT COUNT(*) FROM taskinfo_queue WHERE task_type = " + NO_LISTENER
+                        + " AND priority = 1", Integer.class)).isOne();
+            mvc.perform(get("/actuator/delaytasks")).andExpect(jsonPath("$.queues[1].paused").value(true));
+            mvc.perform(changeQueue(NO_LISTENER, 1, "{\"action\": \"resume\"}"))
+                .andExpect(status().isOk())
+                .andExpect(jsonPath("$.paused").value(false));
+            assertThat(service.isQueuePaused(NO_LISTENER, 1)).isFalse();
         });
     }
 

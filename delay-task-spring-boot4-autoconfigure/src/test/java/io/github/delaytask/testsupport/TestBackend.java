@@ -14,6 +14,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import io.github.delaytask.autoconfigure.DelayTaskAutoConfiguration;
+import io.github.delaytask.autoconfigure.DelayTaskLockAutoConfiguration;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -127,6 +128,19 @@ public abstract class TestBackend implements AutoCloseable {
                     BootLine.TRANSACTION_MANAGER, BootLine.TRANSACTION,
                     BootLine.JACKSON, BootLine.MYBATIS_PLUS,
                     DelayTaskAutoConfiguration.class))
+            .withPropertyValues(properties.toArray(new String[0]));
+    }
+
+    /**
+     * An application on this backend's database with no Redis at all: no Redis connection, nor its auto-configuration.
+     */
+    public ApplicationContextRunner applicationRunnerWithoutRedis() {
+        List<String> properties = new ArrayList<>(properties());
+        properties.removeAll(redisProperties());
+        return new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BootLine.DATA_SOURCE, BootLine.TRANSACTION_MANAGER,
+                    BootLine.TRANSACTION, BootLine.JACKSON, BootLine.MYBATIS_PLUS,
+                    DelayTaskLockAutoConfiguration.class, DelayTaskAutoConfiguration.class))
             .withPropertyValues(properties.toArray(new String[0]));
     }
 

@@ -6,10 +6,10 @@ import org.springframework.util.Assert;
 
 /**
  * The names of the starter's tables and indexes under {@code delay-task.jdbc.table-prefix}: {@code taskinfo},
- * {@code taskinfo_logs}, {@code taskinfo_store}, {@code taskinfo_schedule} and {@code taskinfo_lock}, and every index
- * named after them, each with the prefix before {@code taskinfo}, so that several applications, or two starters,
- * share one database without meeting in a table (or, on PostgreSQL, in an index name, which is per schema). Public for
- * wiring.
+ * {@code taskinfo_logs}, {@code taskinfo_store}, {@code taskinfo_schedule}, {@code taskinfo_lock} and
+ * {@code taskinfo_queue}, and every index named after them, each with the prefix before {@code taskinfo}, so that
+ * several applications, or two starters, share one database without meeting in a table (or, on PostgreSQL, in an
+ * index name, which is per schema). Public for wiring.
  * <p>
  * The starter's statements and schema scripts are written with the plain names, and pass through {@link #sql} on
  * their way to the database.

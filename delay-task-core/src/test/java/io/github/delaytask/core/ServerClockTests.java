@@ -1,4 +1,4 @@
-package io.github.delaytask.redis;
+package io.github.delaytask.core;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The clock of due times, over a local clock the test moves and a Redis whose answers take the time the test says.
  */
-class RedisClockTests {
+class ServerClockTests {
 
     private final MovingClock local = new MovingClock(1_000_000);
 
@@ -28,7 +28,8 @@ class RedisClockTests {
     /** The monotonic clock, in ns: it moves with the local clock, but no step of the local clock moves it. */
     private long nanos = 77_000_000_000L;
 
-    private final RedisClock clock = new RedisClock(this::time, this.local, () -> this.nanos, Duration.ofSeconds(30));
+    private final ServerClock clock = new ServerClock(this::time, "the Redis server", this.local, () -> this.nanos,
+            Duration.ofSeconds(30));
 
     private long time() {
         long[] call = this.calls.removeFirst();

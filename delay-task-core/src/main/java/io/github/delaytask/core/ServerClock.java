@@ -1,4 +1,4 @@
-package io.github.delaytask.redis;
+package io.github.delaytask.core;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -14,33 +14,32 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The clock of due times: this instance's clock, put right by how far it is from the Redis server's. Redis decides
- * when a task is due ({@code TIME} in the claim script), so delays, back-offs, leases and wake-ups computed here must
- * be on its clock too: on an instance whose clock is behind, a task added with a delay of a minute would otherwise be
- * due at once, and every retry's back-off would be spent before it began. Public for wiring.
+ * The clock of due times: this instance's clock, put right by how far it is from the server that decides when a task
+ * is due. With Redis that is the Redis server ({@code TIME} in the claim script); without it, the database, whose
+ * claim compares execute times with the time this clock gives. Delays, back-offs, leases and wake-ups computed here
+ * must be on that server's clock: on an instance whose clock is behind, a task added with a delay of a minute would
+ * otherwise be due at once, and every retry's back-off would be spent before it began. Public for wiring.
  * <p>
- * Redis's time is read once {@link #start() started} and then every {@code resync}, from a thread of its own, with
- * a {@code TIME} call, so that this clock is behind Redis's by its round trip at most and never ahead; reading the
- * clock never waits for Redis. Between two readings it runs on the monotonic clock ({@link System#nanoTime()}), not
- * on this instance's: a step of the instance's clock (an NTP correction, a virtual machine resumed) moves no due time
- * computed here. Until Redis first answers, this instance's clock applies; while Redis cannot be reached, the last
+ * The server's time is read once {@link #start() started} and then every {@code resync}, from a thread of its own,
+ * so that this clock is behind the server's by its round trip at most and never ahead; reading the clock never waits
+ * for the server. Between two readings it runs on the monotonic clock ({@link System#nanoTime()}), not on this
+ * instance's: a step of the instance's clock (an NTP correction, a virtual machine resumed) moves no due time
+ * computed here. Until the server first answers, this instance's clock applies; while it cannot be reached, the last
  * reading goes on.
  */
-public final class RedisClock extends Clock implements SmartLifecycle {
+public final class ServerClock extends Clock implements SmartLifecycle {
 
-    private static final Log logger = LogFactory.getLog(RedisClock.class);
+    private static final Log logger = LogFactory.getLog(ServerClock.class);
 
     /** An offset this large is worth a warning: NTP keeps clocks far closer. */
     static final long WARN_MILLIS = 1000;
 
-    /** A round trip this quick reads Redis's time well enough; a slower one is read again. */
+    /** A round trip this quick reads the server's time well enough; a slower one is read again. */
     private static final long QUICK_ROUND_TRIP_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
-    /** Calls to {@code TIME} at most per measure. */
+    /** Reads of the server's time at most per measure. */
     private static final int SAMPLES = 3;
 
     /** How long {@link #start()} waits for the first offset, so that the application's first adds have it. */
@@ -50,16 +49,19 @@ public final class RedisClock extends Clock implements SmartLifecycle {
 
     private final LongSupplier serverMillis;
 
+    /** The server, for messages: "the Redis server", "the database". */
+    private final String server;
+
     private final LongSupplier nanos;
 
     private final long resyncMillis;
 
     private final CountDownLatch firstAnswer = new CountDownLatch(1);
 
-    /** Released to have Redis's time read ahead of its turn. */
+    /** Released to have the server's time read ahead of its turn. */
     private final Semaphore readNow = new Semaphore(0);
 
-    /** Redis's time as last read, and the monotonic clock's then; null until Redis first answers. */
+    /** The server's time as last read, and the monotonic clock's then; null until it first answers. */
     private volatile @Nullable Reading reading;
 
     private volatile long offsetMillis;
@@ -70,27 +72,21 @@ public final class RedisClock extends Clock implements SmartLifecycle {
     private @Nullable Thread sampler;
 
     /**
+     * @param serverMillis reads the server's time, epoch ms; throws when the server does not answer
+     * @param server the server, for messages: "the Redis server", "the database"
      * @param local this instance's clock
      * @param resync how often the offset is measured again
      */
-    public RedisClock(StringRedisTemplate redis, Clock local, Duration resync) {
-        this(() -> serverMillis(redis), local, System::nanoTime, resync);
+    public ServerClock(LongSupplier serverMillis, String server, Clock local, Duration resync) {
+        this(serverMillis, server, local, System::nanoTime, resync);
     }
 
-    RedisClock(LongSupplier serverMillis, Clock local, LongSupplier nanos, Duration resync) {
+    ServerClock(LongSupplier serverMillis, String server, Clock local, LongSupplier nanos, Duration resync) {
         this.local = local;
         this.serverMillis = serverMillis;
+        this.server = server;
         this.nanos = nanos;
         this.resyncMillis = resync.toMillis();
-    }
-
-    private static long serverMillis(StringRedisTemplate redis) {
-        Long time = redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands()
-            .time(TimeUnit.MILLISECONDS));
-        if (time == null) {
-            throw new IllegalStateException("Redis answered TIME with nothing");
-        }
-        return time;
     }
 
     @Override
@@ -99,10 +95,10 @@ public final class RedisClock extends Clock implements SmartLifecycle {
         if (last == null) {
             return this.local.millis();
         }
-        // rounded down: never ahead of Redis
+        // rounded down: never ahead of the server
         long millis = last.serverMillis() + (this.nanos.getAsLong() - last.nanos()) / 1_000_000;
         // the two clocks parted since the reading: this host's was stepped, or the monotonic one stood still while
-        // the host slept (a suspended virtual machine); which one is right, Redis's time tells at once
+        // the host slept (a suspended virtual machine); which one is right, the server's time tells at once
         if (Math.abs(this.local.millis() + this.offsetMillis - millis) >= WARN_MILLIS
                 && this.readNow.availablePermits() == 0) {
             this.readNow.release();
@@ -110,7 +106,7 @@ public final class RedisClock extends Clock implements SmartLifecycle {
         return millis;
     }
 
-    /** Whether a reading of Redis's time is asked for ahead of its turn, the clocks having parted. */
+    /** Whether a reading of the server's time is asked for ahead of its turn, the clocks having parted. */
     boolean readingAsked() {
         return this.readNow.availablePermits() > 0;
     }
@@ -130,13 +126,13 @@ public final class RedisClock extends Clock implements SmartLifecycle {
         return new Zoned(this, zone);
     }
 
-    /** How far Redis's clock was ahead of this instance's, in ms, when last read. */
+    /** How far the server's clock was ahead of this instance's, in ms, when last read. */
     public long offsetMillis() {
         return this.offsetMillis;
     }
 
     /**
-     * Read Redis's time: the server's time against the end of a {@code TIME} call's round trip, taking the quickest
+     * Read the server's time against the end of a call's round trip, taking the quickest
      * of a few calls when one is slow (a pause of this thread, a busy server).
      */
     void sample() {
@@ -159,11 +155,11 @@ public final class RedisClock extends Clock implements SmartLifecycle {
             long answered = this.nanos.getAsLong();
             if (answered - sent < best) {
                 best = answered - sent;
-                // Redis read its clock somewhere within the round trip; taken as at its end (and a millisecond more
-                // for the rounding of both clocks), this clock is never ahead of Redis's, only behind by the round
-                // trip at most. A dispatcher then never looks for a task before Redis holds it due: a look a moment
-                // early finds nothing, and at a paused queue, whose due work a look moves aside, the next look is an
-                // idle poll interval away.
+                // the server read its clock somewhere within the round trip; taken as at its end (and a millisecond
+                // more for the rounding of both clocks), this clock is never ahead of the server's, only behind by the
+                // round trip at most. A dispatcher then never looks for a task before the server holds it due: a look
+                // a moment early finds nothing, and at a paused queue, whose due work a look moves aside, the next look
+                // is an idle poll interval away.
                 read = new Reading(server - 1, answered);
                 offset = server - 1 - this.local.millis();
             }
@@ -173,8 +169,8 @@ public final class RedisClock extends Clock implements SmartLifecycle {
         if (Math.abs(offset - this.warnedMillis) >= WARN_MILLIS) {
             this.warnedMillis = offset;
             logger.warn("This instance's clock is " + Math.abs(offset) + " ms " + ((offset > 0) ? "behind" : "ahead of")
-                    + " the Redis server's; delays and back-offs are computed on the Redis server's clock, which "
-                    + "decides when tasks are due. Check the time synchronisation (NTP) of this host");
+                    + " " + this.server + "'s; delays and back-offs are computed on " + this.server + "'s clock, "
+                    + "which decides when tasks are due. Check the time synchronisation (NTP) of this host");
         }
     }
 
@@ -183,7 +179,7 @@ public final class RedisClock extends Clock implements SmartLifecycle {
         if (this.sampler != null) {
             return;
         }
-        Thread thread = new Thread(this::sampleUntilStopped, "delay-task-redis-clock");
+        Thread thread = new Thread(this::sampleUntilStopped, "delay-task-server-clock");
         thread.setDaemon(true);
         this.sampler = thread;
         thread.start();
@@ -208,8 +204,8 @@ public final class RedisClock extends Clock implements SmartLifecycle {
             catch (RuntimeException ex) {
                 if (!told) {
                     told = true;
-                    logger.debug("Could not read the Redis server's clock; its last reading goes on ("
-                            + ((this.reading != null) ? "Redis " + this.offsetMillis + " ms ahead of this instance"
+                    logger.debug("Could not read " + this.server + "'s clock; its last reading goes on ("
+                            + ((this.reading != null) ? this.offsetMillis + " ms ahead of this instance"
                                     : "none yet: this instance's clock applies") + ")", ex);
                 }
             }
@@ -220,7 +216,7 @@ public final class RedisClock extends Clock implements SmartLifecycle {
                     this.readNow.tryAcquire(this.resyncMillis, TimeUnit.MILLISECONDS);
                 }
                 else {
-                    // until Redis answers, again soon, and no sooner however often the clocks are found apart
+                    // until the server answers, again soon, and no sooner however often the clocks are found apart
                     Thread.sleep(FIRST_ANSWER_MILLIS);
                 }
             }
@@ -250,18 +246,18 @@ public final class RedisClock extends Clock implements SmartLifecycle {
         return DEFAULT_PHASE - 2;
     }
 
-    /** Redis's time, and the monotonic clock's reading at that moment. */
+    /** The server's time, and the monotonic clock's reading at that moment. */
     private record Reading(long serverMillis, long nanos) {
     }
 
     /** This clock in another zone: the zone changes no instant. */
     private static final class Zoned extends Clock {
 
-        private final RedisClock clock;
+        private final ServerClock clock;
 
         private final ZoneId zone;
 
-        Zoned(RedisClock clock, ZoneId zone) {
+        Zoned(ServerClock clock, ZoneId zone) {
             this.clock = clock;
             this.zone = zone;
         }
