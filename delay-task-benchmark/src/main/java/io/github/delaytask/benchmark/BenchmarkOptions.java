@@ -2,6 +2,7 @@ package io.github.delaytask.benchmark;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +23,10 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
     static final List<String> SYSTEMS = List.of("delay-task-postgresql", "delay-task-mariadb", "redisson",
             "db-scheduler", "db-scheduler-best");
 
+    /** Systems run only when named: not part of "all". */
+    static final List<String> NAMED_SYSTEMS = List.of("delay-task-postgresql-without-redis",
+            "delay-task-mariadb-without-redis");
+
     static final String USAGE = """
             Options (all optional):
               --scenarios=all|add,dispatch,lateness,backlog,startup,many-queues,idle-cost,cross-instance,steady-load,
@@ -34,6 +39,8 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
                   (these five: delay-task only; they start JVMs or, for idle-cost and redis-down, redis-server)
               --systems=all|delay-task-postgresql,delay-task-mariadb,redisson,db-scheduler,db-scheduler-best
                   db-scheduler-best: lock-and-fetch limits 1.0, 4.0, as its README recommends for high throughput
+                  also, only when named: delay-task-postgresql-without-redis, delay-task-mariadb-without-redis
+                  (delay-task.redis.enabled=false, every other setting at its default)
               --size=small|full                      full: the sizes of issues #6 and #14 (~45 min here; small ~20 min)
               --dispatch-tasks=N --backlog-tasks=N --lateness-seconds=N --warm-up-tasks=N   override one size
               --out=target/benchmark-results.md     the report as Markdown (relative to the module)
@@ -74,7 +81,7 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
         String redis = options.getOrDefault("redis", "127.0.0.1:6379");
         int colon = redis.lastIndexOf(':');
         return new BenchmarkOptions(list(options.getOrDefault("scenarios", "all"), SCENARIOS, "scenario"),
-                list(options.getOrDefault("systems", "all"), SYSTEMS, "system"), size,
+                list(options.getOrDefault("systems", "all"), SYSTEMS, NAMED_SYSTEMS, "system"), size,
                 Path.of(options.getOrDefault("out", "target/benchmark-results.md")), redis.substring(0, colon),
                 Integer.parseInt(redis.substring(colon + 1)),
                 options.getOrDefault("postgresql-url", "jdbc:postgresql://127.0.0.1:5432/test"),
@@ -88,14 +95,21 @@ record BenchmarkOptions(List<String> scenarios, List<String> systems, Size size,
     }
 
     private static List<String> list(String value, List<String> all, String what) {
+        return list(value, all, List.of(), what);
+    }
+
+    /** @param named those chosen only by name, after the others */
+    private static List<String> list(String value, List<String> all, List<String> named, String what) {
         if (value.equals("all")) {
             return all;
         }
+        List<String> known = new ArrayList<>(all);
+        known.addAll(named);
         List<String> chosen = Arrays.stream(value.split(",")).map(String::strip).toList();
-        chosen.stream().filter((name) -> !all.contains(name)).findFirst().ifPresent((name) -> {
-            throw new IllegalArgumentException("Unknown " + what + " '" + name + "'; one of " + all);
+        chosen.stream().filter((name) -> !known.contains(name)).findFirst().ifPresent((name) -> {
+            throw new IllegalArgumentException("Unknown " + what + " '" + name + "'; one of " + known);
         });
-        return all.stream().filter(chosen::contains).toList();
+        return known.stream().filter(chosen::contains).toList();
     }
 
 }

@@ -32,6 +32,9 @@ public final class DelayTaskSystem implements QueueSystem {
 
     private final String namePrefix;
 
+    /** Whether it runs with delay-task.redis.enabled=false: the database alone dispatches. */
+    private final boolean withoutRedis;
+
     private final AtomicInteger instances = new AtomicInteger();
 
     private volatile List<String> configuration;
@@ -42,20 +45,31 @@ public final class DelayTaskSystem implements QueueSystem {
      * @param namePrefix prefix of this run's schemas, databases and keys
      */
     public DelayTaskSystem(Database database, RedisAdmin redis, String namePrefix) {
+        this(database, redis, namePrefix, false);
+    }
+
+    private DelayTaskSystem(Database database, RedisAdmin redis, String namePrefix, boolean withoutRedis) {
         this.database = database;
         this.redis = redis;
         this.namePrefix = namePrefix;
+        this.withoutRedis = withoutRedis;
+    }
+
+    /** This system with delay-task.redis.enabled=false, its names apart from this one's. */
+    public DelayTaskSystem withoutRedis() {
+        return new DelayTaskSystem(this.database, this.redis, this.namePrefix + "_nr", true);
     }
 
     @Override
     public String name() {
-        return "delay-task " + this.database.name();
+        return "delay-task " + this.database.name() + (this.withoutRedis ? " without Redis" : "");
     }
 
     @Override
     public List<String> configuration() {
         return (this.configuration != null) ? this.configuration
-                : List.of("delay-task starter, default settings (not started in this run)");
+                : List.of("delay-task starter, default settings" + (this.withoutRedis
+                        ? " but delay-task.redis.enabled=false" : "") + " (not started in this run)");
     }
 
     @Override
@@ -93,6 +107,9 @@ public final class DelayTaskSystem implements QueueSystem {
         properties.put("spring.data.redis.host", this.redis.host());
         properties.put("spring.data.redis.port", this.redis.port());
         properties.put("delay-task.redis.key-prefix", keyPrefix);
+        if (this.withoutRedis) {
+            properties.put("delay-task.redis.enabled", false);
+        }
         properties.put("delay-task.jdbc.initialize-schema", "always");
         properties.put("mybatis-plus.global-config.banner", false);
         return properties;
@@ -100,7 +117,7 @@ public final class DelayTaskSystem implements QueueSystem {
 
     /** This system on another Redis, such as a {@link PrivateRedis}. */
     public DelayTaskSystem onRedis(RedisAdmin other) {
-        return new DelayTaskSystem(this.database, other, this.namePrefix);
+        return new DelayTaskSystem(this.database, other, this.namePrefix, this.withoutRedis);
     }
 
     /** The prefix of this run's names. */
@@ -160,6 +177,11 @@ public final class DelayTaskSystem implements QueueSystem {
                 + properties.getReloadInterval().toSeconds() + " s, refresh-interval "
                 + properties.getRefreshInterval().toMillis() + " ms, lease " + properties.getLease().toSeconds()
                 + " s");
+        if (!properties.getRedis().isEnabled()) {
+            lines.add("delay-task.redis.enabled=false: the database alone dispatches, looking at idle queues every "
+                    + properties.getDatabaseDispatch().getPollInterval().toMillis() + " ms (database-dispatch"
+                    + ".poll-interval, its default)");
+        }
         lines.add("Spring Boot application context (web off), HikariCP maximum-pool-size " + pool
                 + " (Boot's default), Lettuce; one @DelayTaskListener per task kind, doing nothing; "
                 + "batched adds with DelayTaskService.addTasks");
