@@ -393,7 +393,8 @@ public final class Claims {
         if (limit > 0 && this.database.everyQueue()) {
             throw new IllegalStateException("The listener of queue " + queue + " sets " + attribute + ", a limit "
                     + "across every instance, which delay-task keeps in Redis; without Redis "
-                    + "(delay-task.redis.enabled=false) use concurrency, a limit per instance, or turn Redis on");
+                    + "(delay-task.redis.enabled=false, or no Redis connection) use concurrency, a limit per "
+                    + "instance, or give delay-task Redis");
         }
     }
 

@@ -191,11 +191,39 @@ final class DatabaseDispatch {
         for (StoredTask task : this.store.claimDueInQueues(claimable, now, leaseUntil)) {
             won.computeIfAbsent(task.queue(), (queue) -> new ArrayList<>()).add(task);
         }
+        Map<QueueId, Long> nextDue = nextDue(claimable, won, now);
         claimable.keySet().forEach((queue) -> {
             List<StoredTask> tasks = won.getOrDefault(queue, List.of());
-            batches.put(queue, new Claims.Batch(tasks, tasks.size(), this.pollMillis, false));
+            Long next = nextDue.get(queue);
+            batches.put(queue, new Claims.Batch(tasks, tasks.size(),
+                    (next != null) ? Math.max(0, next - now) : this.pollMillis, false));
         });
         return batches;
+    }
+
+    /**
+     * When the queues that claimed all they had due have their next task within a poll interval, so that their
+     * dispatcher sleeps until then rather than the whole interval; those that claimed their count are looked at again
+     * at once. A read that fails leaves them to the poll.
+     */
+    private Map<QueueId, Long> nextDue(Map<QueueId, Integer> claimed, Map<QueueId, List<StoredTask>> won, long now) {
+        List<QueueId> drained = new ArrayList<>();
+        claimed.forEach((queue, count) -> {
+            if (won.getOrDefault(queue, List.of()).size() < count) {
+                drained.add(queue);
+            }
+        });
+        if (drained.isEmpty()) {
+            return Map.of();
+        }
+        try {
+            return this.store.nextDueTimes(drained, now, now + this.pollMillis);
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not read when the queues " + drained + " next have a task due; they are looked at "
+                    + "again in " + this.pollMillis + " ms", ex);
+            return Map.of();
+        }
     }
 
     /**

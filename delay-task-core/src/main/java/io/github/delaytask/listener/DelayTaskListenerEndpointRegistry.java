@@ -98,12 +98,30 @@ public class DelayTaskListenerEndpointRegistry implements SmartLifecycle {
         this.events = events;
     }
 
+    /** Before any thread starts: cluster-wide limits are counted in Redis, which the database has no stand-in for. */
+    private void refuseClusterLimitsWithoutRedis(List<ListenerEndpoint> endpoints) {
+        if (!this.claims.databaseOnly()) {
+            return;
+        }
+        for (ListenerEndpoint endpoint : endpoints) {
+            String limit = (endpoint.clusterConcurrency() > 0) ? "clusterConcurrency"
+                    : (endpoint.clusterRate() != null) ? "clusterRate" : null;
+            if (limit != null) {
+                throw new IllegalStateException(endpoint.describe() + " sets " + limit + ", a limit across every "
+                        + "instance, which delay-task keeps in Redis; it runs without Redis "
+                        + "(delay-task.redis.enabled=false, or no Redis connection): use concurrency, a limit per "
+                        + "instance, or give delay-task Redis");
+            }
+        }
+    }
+
     @Override
     public synchronized void start() {
         if (this.running) {
             return;
         }
         List<ListenerEndpoint> endpoints = this.processor.endpoints();
+        refuseClusterLimitsWithoutRedis(endpoints);
         this.running = true;
         if (endpoints.isEmpty()) {
             return;

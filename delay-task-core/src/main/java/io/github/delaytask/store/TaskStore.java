@@ -129,6 +129,14 @@ public interface TaskStore {
     List<StoredTask> claimDueInQueues(Map<QueueId, Integer> counts, long now, long leaseUntil);
 
     /**
+     * The earliest execute time of each queue's live tasks due after {@code after} and no later than {@code until}:
+     * where Redis gives no next due time, a dispatch from the database sleeps until the next task rather than a whole
+     * poll interval. Each queue costs a read of the execute-time index from {@code after} to its first task.
+     * @return the earliest execute time of each queue that has a task in the window; the others are left out
+     */
+    Map<QueueId, Long> nextDueTimes(Collection<QueueId> queues, long after, long until);
+
+    /**
      * Extend the leases of claimed tasks whose handlers still run, in one statement: a task keeps its version, so
      * that its claim can still finish it, and one whose version moved on (another consumer took it over, or it was
      * requeued) is left alone.

@@ -111,6 +111,35 @@ class DatabaseDispatchTests {
     }
 
     @Test
+    void aQueueThatClaimedAllItHadDueIsLookedAtAgainWhenItsNextTaskIsDueWithinThePollInterval() {
+        added(ORDERS, NOW - 1);
+        added(ORDERS, NOW + 300);
+        added(ORDERS, NOW + 200_000);
+        added(MAILS, NOW + 100);
+        added(REPORTS, NOW + 5_000);
+        this.dispatch.takeOver(ORDERS);
+        this.dispatch.takeOver(REPORTS);
+        Map<QueueId, Claims.Batch> batches = this.dispatch.claim(Map.of(ORDERS, 10, REPORTS, 10), NOW, NOW + LEASE);
+        assertThat(batches.get(ORDERS).tasks()).hasSize(1);
+        assertThat(batches.get(ORDERS).nextDueInMillis()).as("its next task, not another queue's").isEqualTo(300);
+        assertThat(batches.get(REPORTS).nextDueInMillis()).as("nothing within the poll interval").isEqualTo(1000);
+    }
+
+    @Test
+    void withoutRedisEveryQueueIsClaimedFromTheDatabaseAndNothingIsProbed() {
+        DatabaseDispatch everyQueue = new DatabaseDispatch(this.store, (queue) -> this.probed.add(queue), this.pauses,
+                this.signals, Duration.ofSeconds(1), Long.MAX_VALUE, this.clock, this.nanos::get, true);
+        long due = added(MAILS, NOW - 1);
+        assertThat(everyQueue.own(Map.of(ORDERS, 2, MAILS, 2))).containsOnlyKeys(ORDERS, MAILS);
+        Map<QueueId, Claims.Batch> batches = everyQueue.claim(Map.of(ORDERS, 2, MAILS, 2), NOW, NOW + LEASE);
+        assertThat(batches.get(MAILS).tasks()).extracting(StoredTask::taskId).containsExactly(due);
+        pollIntervalPasses();
+        everyQueue.claim(Map.of(ORDERS, 2, MAILS, 2), NOW, NOW + LEASE);
+        assertThat(this.probed).isEmpty();
+        assertThat(everyQueue.queues()).as("none dispatched from the database for want of Redis").isEmpty();
+    }
+
+    @Test
     void aQueueKnownToBePausedClaimsNothingFromTheDatabase() {
         added(ORDERS, NOW - 1);
         this.dispatch.takeOver(ORDERS);

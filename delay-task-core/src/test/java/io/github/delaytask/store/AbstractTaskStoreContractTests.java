@@ -163,6 +163,22 @@ public abstract class AbstractTaskStoreContractTests {
     }
 
     @Test
+    void theNextDueTimeOfEachQueueIsItsEarliestTaskWithinTheWindowAfterNow() {
+        QueueId other = new QueueId(QUEUE.taskType(), 1);
+        QueueId empty = new QueueId(4, 0);
+        added(NOW);
+        added(NOW + 700);
+        added(NOW + 300);
+        added(NOW + 5_000);
+        this.store.insert(new NewTask(null, other.taskType(), other.priority(), NOW + 100, bytes("o"), null));
+        this.store.insert(new NewTask(null, empty.taskType(), empty.priority(), NOW + 2_000, bytes("e"), null));
+        assertThat(this.store.nextDueTimes(List.of(QUEUE, other, empty), NOW, NOW + 1_000))
+            .as("not the task due now, nor one beyond the window").containsOnly(Map.entry(QUEUE, NOW + 300),
+                    Map.entry(other, NOW + 100));
+        assertThat(this.store.nextDueTimes(List.of(), NOW, NOW + 1_000)).isEmpty();
+    }
+
+    @Test
     void anOlderBacklogOfOneQueueTakesNoPlaceOfAnotherQueuesDueTasks() {
         QueueId other = new QueueId(QUEUE.taskType(), 1);
         for (int i = 0; i < 5; i++) {

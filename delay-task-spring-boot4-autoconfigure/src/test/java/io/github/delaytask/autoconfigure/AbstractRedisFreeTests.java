@@ -267,6 +267,7 @@ public abstract class AbstractRedisFreeTests {
         this.backend.applicationRunnerWithoutRedis().withUserConfiguration(LimitedListener.class).run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
+                .hasMessageContaining("LimitedListener.limited")
                 .hasMessageContaining("clusterConcurrency")
                 .hasMessageContaining("delay-task.redis.enabled=false");
         });

@@ -7,11 +7,14 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.StringJoiner;
 
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -54,6 +57,15 @@ interface DatabaseStatements {
 
     /** See {@link io.github.delaytask.store.TaskStore#claimDue}. */
     List<StoredTask> claimDue(Collection<Long> taskIds, long now, long leaseUntil);
+
+    /**
+     * {@link io.github.delaytask.store.TaskStore#claimDueInQueues} in one statement, where the database can lock and
+     * update in one; {@code null} where it cannot, and {@link QueueClaims} reads and claims in a transaction instead.
+     * @param counts the most tasks to claim from each queue, each at least 1
+     */
+    default @Nullable List<StoredTask> claimDueInQueues(Map<QueueId, Integer> counts, long now, long leaseUntil) {
+        return null;
+    }
 
     /**
      * Finish claimed tasks as executed: each leaves {@code taskinfo} if it still has its claim's version, and its

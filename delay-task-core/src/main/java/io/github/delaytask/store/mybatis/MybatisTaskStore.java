@@ -526,7 +526,23 @@ public class MybatisTaskStore implements TaskStore {
 
     @Override
     public List<StoredTask> claimDueInQueues(Map<QueueId, Integer> counts, long now, long leaseUntil) {
-        return counts.isEmpty() ? List.of() : this.queueClaims.claim(counts, now, leaseUntil, statements());
+        Map<QueueId, Integer> claimable = new LinkedHashMap<>();
+        counts.forEach((queue, count) -> {
+            if (count > 0) {
+                claimable.put(queue, count);
+            }
+        });
+        if (claimable.isEmpty()) {
+            return List.of();
+        }
+        List<StoredTask> inOneStatement = statements().claimDueInQueues(claimable, now, leaseUntil);
+        return (inOneStatement != null) ? inOneStatement
+                : this.queueClaims.claim(claimable, now, leaseUntil, statements());
+    }
+
+    @Override
+    public Map<QueueId, Long> nextDueTimes(Collection<QueueId> queues, long after, long until) {
+        return queues.isEmpty() ? Map.of() : this.queueClaims.nextDueTimes(queues, after, until);
     }
 
     @Override

@@ -6,8 +6,11 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
 
 import io.github.delaytask.TaskStatus;
+import io.github.delaytask.core.QueueId;
 import io.github.delaytask.store.NewTask;
 import io.github.delaytask.store.StoredTask;
 
@@ -30,13 +33,24 @@ final class PostgreSqlStatements implements DatabaseStatements {
 
     // the rows are locked by the subquery, skipping those another transaction holds (a cancel in a long business
     // transaction): a claim never waits, and two claims of one task cannot both win
-    private static final String CLAIM_DUE = "UPDATE taskinfo t SET version = t.version + 1, lease_until = ? "
-            + "FROM (SELECT task_id FROM taskinfo WHERE task_id = ANY (?) AND execute_time <= ? "
-            + "AND (lease_until IS NULL OR lease_until <= ?) FOR UPDATE SKIP LOCKED) c WHERE t.task_id = c.task_id "
-            + "RETURNING t.task_id, t.task_type, t.priority, t.execute_time, t.parameters, t.version, t.attempts, "
-            + "t.lease_until, t.biz_key";
+    private static final String CLAIM = "UPDATE taskinfo t SET version = t.version + 1, lease_until = ? FROM (";
 
-    private static final String CLAIM_DUE_TRACED = CLAIM_DUE + ", t.trace_context";
+    private static final String CLAIMED = ") c WHERE t.task_id = c.task_id RETURNING t.task_id, t.task_type, "
+            + "t.priority, t.execute_time, t.parameters, t.version, t.attempts, t.lease_until, t.biz_key";
+
+    private static final String TRACED = ", t.trace_context";
+
+    private static final String CLAIM_DUE = CLAIM + "SELECT task_id FROM taskinfo WHERE task_id = ANY (?) "
+            + "AND execute_time <= ? AND (lease_until IS NULL OR lease_until <= ?) FOR UPDATE SKIP LOCKED" + CLAIMED;
+
+    private static final String CLAIM_DUE_TRACED = CLAIM_DUE + TRACED;
+
+    // each queue's earliest due rows held by no consumer, through the (execute_time, task_id) index, locked as the
+    // claim by id locks them; a subquery per queue, each with its own limit, so that one queue's backlog takes no
+    // other's places
+    private static final String QUEUE_DUE_IDS = "SELECT task_id FROM (SELECT task_id FROM taskinfo "
+            + "WHERE execute_time <= ? AND (lease_until IS NULL OR lease_until <= ?) AND task_type = ? "
+            + "AND priority = ? ORDER BY execute_time, task_id LIMIT ? FOR UPDATE SKIP LOCKED) q";
 
     static final String CLOCK = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)";
 
@@ -116,6 +130,31 @@ final class PostgreSqlStatements implements DatabaseStatements {
             statement.setArray(2, bigints(connection, taskIds));
             statement.setLong(3, now);
             statement.setLong(4, now);
+            return statement;
+        }, this.traced ? DatabaseStatements::tracedTask : DatabaseStatements::storedTask);
+    }
+
+    /**
+     * One statement, with no transaction of its own: where a claim through Redis is one statement, so is one straight
+     * from the database, rather than a locking read per queue and the claim in a transaction.
+     */
+    @Override
+    public List<StoredTask> claimDueInQueues(Map<QueueId, Integer> counts, long now, long leaseUntil) {
+        List<Map.Entry<QueueId, Integer>> queues = List.copyOf(counts.entrySet());
+        StringJoiner due = new StringJoiner(" UNION ALL ");
+        queues.forEach((queue) -> due.add(QUEUE_DUE_IDS));
+        String sql = CLAIM + due + CLAIMED + (this.traced ? TRACED : "");
+        return this.jdbc.query((connection) -> {
+            PreparedStatement statement = prepare(connection, this.tables.sql(sql));
+            int index = 1;
+            statement.setLong(index++, leaseUntil);
+            for (Map.Entry<QueueId, Integer> queue : queues) {
+                statement.setLong(index++, now);
+                statement.setLong(index++, now);
+                statement.setInt(index++, queue.getKey().taskType());
+                statement.setInt(index++, queue.getKey().priority());
+                statement.setInt(index++, queue.getValue());
+            }
             return statement;
         }, this.traced ? DatabaseStatements::tracedTask : DatabaseStatements::storedTask);
     }

@@ -2,6 +2,8 @@ package io.github.delaytask.store.mybatis;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,12 +39,19 @@ final class QueueClaims {
             + "AND (lease_until IS NULL OR lease_until <= ?) AND task_type = ? AND priority = ? "
             + "ORDER BY execute_time, task_id LIMIT ? FOR UPDATE SKIP LOCKED";
 
+    // the same index from the window's start to the queue's first task; ordered with a limit rather than MIN, which
+    // MySQL would answer by reading the whole window
+    private static final String NEXT_DUE = "SELECT execute_time FROM taskinfo WHERE execute_time > ? "
+            + "AND execute_time <= ? AND task_type = ? AND priority = ? ORDER BY execute_time, task_id LIMIT 1";
+
     /** MySQL's ER_BINLOG_STMT_MODE_AND_ROW_ENGINE. */
     private static final int MYSQL_BINLOG_STATEMENT_FORMAT = 1665;
 
     private final JdbcTemplate jdbc;
 
     private final String dueIds;
+
+    private final String nextDue;
 
     private final TransactionTemplate readCommitted;
 
@@ -54,6 +63,7 @@ final class QueueClaims {
     QueueClaims(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, TableNames tables) {
         this.jdbc = jdbc;
         this.dueIds = tables.sql(DUE_IDS);
+        this.nextDue = tables.sql(NEXT_DUE);
         this.readCommitted = new TransactionTemplate(transactionManager);
         this.readCommitted.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
@@ -81,6 +91,19 @@ final class QueueClaims {
             }
         }
         return claim(this.asConfigured, counts, now, leaseUntil, statements);
+    }
+
+    /** The earliest execute time in the window of each queue that has one: a plain read, no transaction. */
+    Map<QueueId, Long> nextDueTimes(Collection<QueueId> queues, long after, long until) {
+        Map<QueueId, Long> next = new HashMap<>();
+        for (QueueId queue : queues) {
+            List<Long> first = this.jdbc.queryForList(this.nextDue, Long.class, after, until, queue.taskType(),
+                    queue.priority());
+            if (!first.isEmpty()) {
+                next.put(queue, first.get(0));
+            }
+        }
+        return next;
     }
 
     /**
