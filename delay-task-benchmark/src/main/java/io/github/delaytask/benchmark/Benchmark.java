@@ -125,7 +125,8 @@ public final class Benchmark {
             systems.add(switch (system) {
                 case "delay-task-postgresql" -> new DelayTaskSystem(postgresql, redis, run);
                 case "delay-task-mariadb" -> new DelayTaskSystem(mariadb, redis, run);
-                case "delay-task-postgresql-without-redis" -> new DelayTaskSystem(postgresql, redis, run).withoutRedis();
+                case "delay-task-postgresql-without-redis" ->
+                    new DelayTaskSystem(postgresql, redis, run).withoutRedis();
                 case "delay-task-mariadb-without-redis" -> new DelayTaskSystem(mariadb, redis, run).withoutRedis();
                 case "redisson" -> new RedissonSystem(redis, run);
                 case "db-scheduler" -> DbSchedulerSystem.current(postgresql, run);

@@ -196,7 +196,7 @@ final class DatabaseDispatch {
             List<StoredTask> tasks = won.getOrDefault(queue, List.of());
             Long next = nextDue.get(queue);
             batches.put(queue, new Claims.Batch(tasks, tasks.size(),
-                    (next != null) ? Math.max(0, next - now) : this.pollMillis, false));
+                    (next != null) ? Math.max(1, next - now) : this.pollMillis, false));
         });
         return batches;
     }

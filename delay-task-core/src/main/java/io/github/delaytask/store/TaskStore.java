@@ -132,9 +132,13 @@ public interface TaskStore {
      * The earliest execute time of each queue's live tasks due after {@code after} and no later than {@code until}:
      * where Redis gives no next due time, a dispatch from the database sleeps until the next task rather than a whole
      * poll interval. Each queue costs a read of the execute-time index from {@code after} to its first task.
-     * @return the earliest execute time of each queue that has a task in the window; the others are left out
+     * @return the earliest execute time of each queue that has a task in the window; the others are left out. None
+     * by default, for a store of an application's own written before this: its queues are then looked at each poll
+     * interval
      */
-    Map<QueueId, Long> nextDueTimes(Collection<QueueId> queues, long after, long until);
+    default Map<QueueId, Long> nextDueTimes(Collection<QueueId> queues, long after, long until) {
+        return Map.of();
+    }
 
     /**
      * Extend the leases of claimed tasks whose handlers still run, in one statement: a task keeps its version, so

@@ -60,7 +60,8 @@ interface DatabaseStatements {
 
     /**
      * {@link io.github.delaytask.store.TaskStore#claimDueInQueues} in one statement, where the database can lock and
-     * update in one; {@code null} where it cannot, and {@link QueueClaims} reads and claims in a transaction instead.
+     * update in one; {@code null} where it cannot, and {@link QueueClaims} reads, then claims. Either way in the
+     * transaction of {@link QueueClaims}, at its isolation.
      * @param counts the most tasks to claim from each queue, each at least 1
      */
     default @Nullable List<StoredTask> claimDueInQueues(Map<QueueId, Integer> counts, long now, long leaseUntil) {

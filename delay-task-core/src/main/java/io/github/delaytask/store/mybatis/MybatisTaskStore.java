@@ -535,9 +535,7 @@ public class MybatisTaskStore implements TaskStore {
         if (claimable.isEmpty()) {
             return List.of();
         }
-        List<StoredTask> inOneStatement = statements().claimDueInQueues(claimable, now, leaseUntil);
-        return (inOneStatement != null) ? inOneStatement
-                : this.queueClaims.claim(claimable, now, leaseUntil, statements());
+        return this.queueClaims.claim(claimable, now, leaseUntil, statements());
     }
 
     @Override

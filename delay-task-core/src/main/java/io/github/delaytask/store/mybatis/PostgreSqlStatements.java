@@ -40,6 +40,12 @@ final class PostgreSqlStatements implements DatabaseStatements {
 
     private static final String TRACED = ", t.trace_context";
 
+    private static final String CLAIM_BY_IDS = "UPDATE taskinfo t SET version = t.version + 1, lease_until = ? "
+            + "WHERE t.task_id = ANY (ARRAY(";
+
+    private static final String CLAIMED_BY_IDS = ")) RETURNING t.task_id, t.task_type, t.priority, t.execute_time, "
+            + "t.parameters, t.version, t.attempts, t.lease_until, t.biz_key";
+
     private static final String CLAIM_DUE = CLAIM + "SELECT task_id FROM taskinfo WHERE task_id = ANY (?) "
             + "AND execute_time <= ? AND (lease_until IS NULL OR lease_until <= ?) FOR UPDATE SKIP LOCKED" + CLAIMED;
 
@@ -135,15 +141,16 @@ final class PostgreSqlStatements implements DatabaseStatements {
     }
 
     /**
-     * One statement, with no transaction of its own: where a claim through Redis is one statement, so is one straight
-     * from the database, rather than a locking read per queue and the claim in a transaction.
+     * One statement rather than a locking read per queue and then the claim. The ids are gathered into an array
+     * first, so that however the planner joins, the locking reads run once: read again, they would pass over the rows
+     * this statement just claimed and claim more than asked.
      */
     @Override
     public List<StoredTask> claimDueInQueues(Map<QueueId, Integer> counts, long now, long leaseUntil) {
         List<Map.Entry<QueueId, Integer>> queues = List.copyOf(counts.entrySet());
         StringJoiner due = new StringJoiner(" UNION ALL ");
         queues.forEach((queue) -> due.add(QUEUE_DUE_IDS));
-        String sql = CLAIM + due + CLAIMED + (this.traced ? TRACED : "");
+        String sql = CLAIM_BY_IDS + due + CLAIMED_BY_IDS + (this.traced ? TRACED : "");
         return this.jdbc.query((connection) -> {
             PreparedStatement statement = prepare(connection, this.tables.sql(sql));
             int index = 1;

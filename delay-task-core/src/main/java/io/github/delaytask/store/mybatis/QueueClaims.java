@@ -121,6 +121,12 @@ final class QueueClaims {
     private List<StoredTask> claim(TransactionTemplate transactions, Map<QueueId, Integer> counts, long now,
             long leaseUntil, DatabaseStatements statements) {
         List<StoredTask> won = transactions.execute((tx) -> {
+            // where the database locks and claims in one statement (PostgreSQL), in this transaction all the same: its
+            // isolation, and none of a caller's
+            List<StoredTask> inOneStatement = statements.claimDueInQueues(counts, now, leaseUntil);
+            if (inOneStatement != null) {
+                return inOneStatement;
+            }
             // a statement per queue, each with its own limit: one limit for all would let the earliest backlog
             // take every place
             List<Long> ids = new ArrayList<>();
