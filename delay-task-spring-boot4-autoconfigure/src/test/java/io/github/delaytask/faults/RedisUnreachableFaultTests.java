@@ -21,8 +21,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A Redis of the test's own stopped, with Boot's default command timeout of a minute, and the real PostgreSQL: the
- * commit is what makes a task durable, so addTask waits for Redis no longer than the starter's own bound, and the
- * tasks reach Redis once it is back, well before the next reload.
+ * commit is what makes a task durable, so addTask waits for Redis no longer than the starter's own bound. Each task is
+ * committed when addTask returns; the database's dispatch may already run the earliest ones while Redis is down (it
+ * covers the queues Redis cannot serve), and the rest run once Redis is back, well before the next reload.
  */
 @Tag("faults")
 class RedisUnreachableFaultTests {
@@ -54,7 +55,7 @@ class RedisUnreachableFaultTests {
     }
 
     @Test
-    void addTaskWaitsForAStoppedRedisNoLongerThanTheHandOffBoundAndItsTasksRunOnceRedisIsBack() {
+    void addTaskWaitsForAStoppedRedisNoLongerThanTheHandOffBoundAndEachOfItsTasksRunsOnce() {
         // no spring.data.redis.timeout: Boot's default, a minute; a reload far away, so only the hand-off counts
         Map<String, String> properties = FaultApp.properties(this.backend,
                 "spring.data.redis.port=" + this.redis.port(), "delay-task.reload-interval=10m",
@@ -72,7 +73,8 @@ class RedisUnreachableFaultTests {
                     .build()));
                 millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
             }
-            ids.forEach((id) -> assertThat(this.runs.status(id)).isEqualTo(TaskStatus.SCHEDULED));
+            // committed: waiting, or already run by the database's dispatch while Redis is down
+            ids.forEach((id) -> assertThat(this.runs.status(id)).isIn(TaskStatus.SCHEDULED, TaskStatus.EXECUTED));
             this.redis.startAgain();
             long backAt = System.currentTimeMillis();
             await().atMost(Duration.ofSeconds(45)).until(() -> this.runs.count(
