@@ -14,8 +14,9 @@ import java.lang.annotation.Target;
  * The lock is the starter's {@link DistributedLocks} bean: a Redis key taken with {@code SET NX PX} and a random
  * token, released only by its holder. It lapses after {@link #lockAtMostFor()} if its holder crashed, and is kept
  * until {@link #lockAtLeastFor()} after a fast run so that an instance whose clock is a little behind does not run the
- * same trigger again. The lock names {@code reload}, {@code refresh}, {@code purge} and {@code recovery} are taken by
- * the starter's own jobs: a method that uses one fails start-up.
+ * same trigger again. The lock names {@code reload}, {@code refresh}, {@code purge}, {@code recovery},
+ * {@code preload-feed} and {@code full-reload} are taken by the starter's own jobs: a method that uses one fails
+ * start-up.
  * <p>
  * A skipped call returns {@code null}, or {@code Optional.empty()} for a method returning {@code Optional}; an
  * exception thrown by the method is rethrown after the lock is released. The method must be one a proxy can

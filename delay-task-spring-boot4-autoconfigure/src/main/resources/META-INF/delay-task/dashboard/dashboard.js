@@ -231,7 +231,7 @@
             : [el('tr', {}, el('td', { colspan: 12, class: 'empty' }, 'No queue is known to the cluster yet.'))]));
         const reload = overview.lastReload;
         $('last-reload').textContent = reload
-            ? 'Last reload from the database on this instance: ' + formatTime(reload.startedAt) : '';
+            ? 'Last full reload from the database on this instance: ' + formatTime(reload.startedAt) : '';
     }
 
     /** What each change of a queue asks before it is made: every one reaches every instance at once. */

@@ -52,14 +52,19 @@ final class AddCombiner {
 
     private final Function<List<StoredTask>, Consumer<StoredTask>> enqueueAll;
 
+    /** Told that stored tasks could not be handed to Redis. */
+    private final Runnable enqueueFailed;
+
     /**
      * @param storeAll stores tasks in one transaction, all or none, and returns their rows in order
      * @param storeOne stores one task
      * @param enqueueAll hands stored tasks to Redis without waiting for it, and returns what each caller then does
      * with its own row on its own thread (waits for Redis, for a task due soon); expected to deal with its own failures
+     * @param enqueueFailed told that stored tasks could not be handed to Redis, as enqueueAll threw
      */
     AddCombiner(Function<List<NewTask>, List<StoredTask>> storeAll, Function<NewTask, StoredTask> storeOne,
-            Function<List<StoredTask>, Consumer<StoredTask>> enqueueAll) {
+            Function<List<StoredTask>, Consumer<StoredTask>> enqueueAll, Runnable enqueueFailed) {
+        this.enqueueFailed = enqueueFailed;
         this.storeAll = storeAll;
         this.storeOne = storeOne;
         this.enqueueAll = enqueueAll;
@@ -202,7 +207,8 @@ final class AddCombiner {
             }
         }
         catch (RuntimeException ex) {
-            // the tasks are stored: the reload job brings them into Redis before they are due
+            // the tasks are stored: the feed's next pass reads the whole window, and brings them into Redis
+            this.enqueueFailed.run();
             logger.warn(group.size() + " task(s) are stored but could not be handed to Redis", ex);
         }
         finally {

@@ -19,9 +19,10 @@ final class CallerTransaction {
 
     private final CommitWatch watch;
 
-    CallerTransaction(TaskStore store) {
+    /** @param givenUp told of new tasks whose commit it could not follow, which Redis may miss */
+    CallerTransaction(TaskStore store, Runnable givenUp) {
         this.store = store;
-        this.watch = new CommitWatch(store);
+        this.watch = new CommitWatch(store, givenUp);
     }
 
     /**
@@ -35,14 +36,19 @@ final class CallerTransaction {
     /**
      * Run a change's Redis work once the caller's transaction commits, or now without one. A transaction without
      * synchronization cannot be followed to its commit: the work runs now, and a claim made before the commit finds
-     * the task as it was and puts it where the database says, or the reload does.
+     * the task as it was and puts it where the database says; what the work took out of Redis, a rollback or a late
+     * commit may want back, so the feed reads the whole window a few seconds later, and a minute later.
      */
     void afterCommit(Runnable redisWork) {
-        if (active() && TransactionSynchronizationManager.isSynchronizationActive()) {
+        if (!active()) {
+            redisWork.run();
+        }
+        else if (TransactionSynchronizationManager.isSynchronizationActive()) {
             registerAfterCommit(redisWork);
         }
         else {
             redisWork.run();
+            this.watch.remindLater();
         }
     }
 
@@ -72,7 +78,7 @@ final class CallerTransaction {
         });
     }
 
-    /** Stop waiting for commits: what still waits is left to the reload job. */
+    /** Stop waiting for commits: what still waits is left to the feed of the instances that run on. */
     void close() {
         this.watch.close();
     }

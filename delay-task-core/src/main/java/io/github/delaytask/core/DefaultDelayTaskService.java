@@ -37,7 +37,8 @@ import org.springframework.util.Assert;
  * {@link DelayTaskService} on the task store and the Redis queues. Public for wiring.
  * <p>
  * The database is written first, in the caller's transaction if any; Redis after the commit. A failed Redis write
- * loses nothing: the reload job brings every stored task into Redis before it is due. Single adds made outside a
+ * loses nothing: the feed brings every stored task into Redis before it is due, reading the whole window after a
+ * hand-off was given up. Single adds made outside a
  * transaction at the same time share one statement and commit ({@link AddCombiner}), unless turned off.
  */
 public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle, DisposableBean {
@@ -51,6 +52,20 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
      * by a consumer between its read and its change.
      */
     private static final int REPLACE_ATTEMPTS = 10;
+
+    /**
+     * How far short of the preload window a task must be due to be handed to Redis by its write: a task due later is
+     * left to the feed. Less than the feed's own margin, by what two instances' estimates of the due clock may differ,
+     * so that a task committed as the feed reads is one or the other's (see the feed, in the jobs); more than none, so
+     * that a task due exactly a window ahead, a common delay, goes to Redis once rather than twice.
+     */
+    static final long HAND_OFF_MARGIN_MILLIS = 250;
+
+    /**
+     * How far beyond the preload window a task must be moved for it to be taken out of Redis rather than moved in it:
+     * longer than Redis may stall a removal that the feed then overtakes (see {@link #moveInRedis}).
+     */
+    static final long MOVE_OUT_MARGIN_MILLIS = 30_000;
 
     /** How soon a new task must be due for its caller to wait for Redis: see {@link #handOffNew}. */
     static final long DUE_SOON_MILLIS = 1000;
@@ -108,9 +123,10 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         this.clock = clock;
         this.settings = settings;
         this.events = events;
-        this.transaction = new CallerTransaction(store);
+        this.transaction = new CallerTransaction(store, signals::handOffsDropped);
         this.handOff = new RedisHandOff(queues, signals, settings.redisHandOffTimeout());
-        this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::handOffNew);
+        this.adds = new AddCombiner(this::storeAll, (task) -> store.insert(task).created(), this::handOffNew,
+                signals::handOffsDropped);
     }
 
     @Override
@@ -385,13 +401,18 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         return true;
     }
 
-    /** A task given a new time: due then in Redis, or out of Redis when that is beyond the preload window. */
+    /**
+     * A task given a new time: due then in Redis, or out of Redis when that is well beyond the preload window. Just
+     * beyond it, the task goes to Redis all the same: the feed may bring it in at any moment, and a removal made late
+     * (Redis was slow, and the hand-off tried again) would take out what the feed brought, which it never brings again.
+     */
     private void moveInRedis(StoredTask moved) {
-        if (withinWindow(moved)) {
+        if (moved.executeTime() <= this.clock.millis() + this.settings.preloadWindow().toMillis()
+                + MOVE_OUT_MARGIN_MILLIS) {
             this.handOff.schedule(moved);
         }
         else {
-            this.handOff.remove(moved);
+            this.handOff.moveOut(moved);
         }
     }
 
@@ -501,11 +522,12 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
     }
 
     private boolean withinWindow(StoredTask task) {
-        return task.executeTime() <= this.clock.millis() + this.settings.preloadWindow().toMillis();
+        return task.executeTime()
+                <= this.clock.millis() + this.settings.preloadWindow().toMillis() - HAND_OFF_MARGIN_MILLIS;
     }
 
     /**
-     * New tasks due within the preload window go to Redis; later ones are left to the reload job. Called with every
+     * New tasks due within the preload window go to Redis; later ones are left to the feed. Called with every
      * task created, once committed, so this is where they are counted.
      */
     private void enqueueNew(List<StoredTask> tasks) {
@@ -577,7 +599,7 @@ public class DefaultDelayTaskService implements DelayTaskService, SmartLifecycle
         return DEFAULT_PHASE - 1;
     }
 
-    /** Stop the thread that hands committed changes to Redis; what it still holds goes to the reload job. */
+    /** Stop the thread that hands committed changes to Redis; what it still holds goes to the full reloads. */
     @Override
     public void destroy() {
         this.pollRedisHalf.close();

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delaytask.redis.WakeUps;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,9 @@ public final class DueSignals {
 
     private final @Nullable WakeUps wakeUps;
 
+    /** Whether a hand-off of stored tasks to Redis was given up since the feed last looked. */
+    private final AtomicBoolean handOffsDropped = new AtomicBoolean();
+
     /**
      * @param clock the clock of execute times
      * @param queues the queues this instance claims from, each told of when the wake-ups (re)subscribe
@@ -33,6 +37,23 @@ public final class DueSignals {
         this.clock = clock;
         this.queues = queues;
         this.wakeUps = wakeUps;
+    }
+
+    /**
+     * Stored tasks may be missing from Redis: a hand-off of them was given up (too many waited for Redis, an
+     * unexpected failure, a transaction without synchronization that committed too late to be followed). The feed's
+     * next pass on this instance reads the whole window.
+     */
+    public void handOffsDropped() {
+        this.handOffsDropped.set(true);
+    }
+
+    /**
+     * Whether hand-offs were given up since the last call: the caller reads the whole window, or calls
+     * {@link #handOffsDropped()} again should it fail to.
+     */
+    public boolean takeDroppedHandOffs() {
+        return this.handOffsDropped.getAndSet(false);
     }
 
     /** Tell local consumers that a task was scheduled, so that one sleeping past its execute time wakes up. */

@@ -172,7 +172,7 @@ final class MissedIds {
             logger.error("Queue " + queue + " holds task id " + taskId + ", which is no task of that queue in this "
                     + "application's database: another application uses the same Redis keys (delay-task.redis.key-prefix '"
                     + this.queues.keyPrefix() + "'). Such tasks are left to it, but each application claims the "
-                    + "other's and the reload and refresh jobs share a lock: give each application a prefix of its "
+                    + "other's and the jobs share locks: give each application a prefix of its "
                     + "own, or leave the property unset, which makes the keys start with the id of the database's "
                     + "task store");
         }

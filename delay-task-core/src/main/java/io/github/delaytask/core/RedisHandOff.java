@@ -27,12 +27,13 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Hands what the database committed to Redis on a thread of its own, so that no caller waits longer than a bound
  * of the starter's own, whatever the application's Redis command timeout: the commit is what makes a task durable,
- * and the reload job brings in whatever Redis never heard of.
+ * and the feed brings in whatever Redis never heard of (told of what was given up, or taken out only on a later try,
+ * it reads the whole window).
  * <p>
  * A caller of a change of a stored task, or of a new task due soon, waits until its write is done or the bound has
  * passed, and not at all while Redis seems out of reach (a write under way for longer than the bound, or the
  * last one failed); others return at once. Writes that failed are tried again, oldest first, once a second, until
- * Redis takes them; writes beyond {@value #MAX_PENDING} waiting are dropped, and left to the reload job (a new task, a
+ * Redis takes them; writes beyond {@value #MAX_PENDING} waiting are dropped, and left to the feed (a new task, a
  * requeue) or to the claim that meets the task (a cancel, a reschedule). A write waiting holds a task's id, queue and
  * time, never its parameters: Redis needs no more, and a Redis down for long would otherwise keep up to a million
  * payloads (of up to 16 MB each) in memory. So this holds about 100 MB at most. Writes made while others wait share
@@ -121,18 +122,27 @@ final class RedisHandOff {
     /** Make a task that exists already due at its execute time (a reschedule, a requeue). */
     void schedule(StoredTask task) {
         // the id, queue and time alone: not the task, whose parameters Redis does not need
-        submitAndWait(new Other(new TaskQueues.Change(task.queue(), task.taskId(), task.executeTime())));
+        submitAndWait(new Other(new TaskQueues.Change(task.queue(), task.taskId(), task.executeTime()), false));
     }
 
-    /** Drop a task from its queue's future and ready sets (a cancel, a move beyond the window). */
+    /** Drop a task from its queue's future and ready sets: a cancel. */
     void remove(StoredTask task) {
-        submitAndWait(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE)));
+        submitAndWait(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE), false));
+    }
+
+    /**
+     * Drop a task moved beyond the window from its queue's future and ready sets. Made only on a later try, the
+     * removal may take out what the feed brought in at the task's new time meanwhile: the feed is then told to read
+     * the whole window (see {@link #lateRemovalMade}).
+     */
+    void moveOut(StoredTask task) {
+        submitAndWait(new Other(new TaskQueues.Change(task.queue(), task.taskId(), TaskQueues.Change.REMOVE), true));
     }
 
     /**
      * Try what waits now, and wait up to the bound for Redis to take it: in the lifecycle's stop, before the
      * application's Redis connections close, as an application that adds tasks and stops at once (a batch job, a
-     * deployment), or whose Redis was out of reach a moment before, would otherwise leave them to the reload job.
+     * deployment), or whose Redis was out of reach a moment before, would otherwise leave them to the full reloads.
      * Writes that come later are still taken.
      */
     void flush() {
@@ -167,7 +177,7 @@ final class RedisHandOff {
 
     /**
      * Try what is waiting for up to the bound, unless a flush did, then stop the thread; what is left goes to the
-     * reload job.
+     * full reloads, and to the catching up of the next instance that starts.
      */
     void close() {
         Thread running;
@@ -210,11 +220,13 @@ final class RedisHandOff {
                 return false;
             }
             if (this.pendingTasks + write.size() > MAX_PENDING) {
+                this.signals.handOffsDropped();
                 if (!this.dropped) {
                     this.dropped = true;
                     logger.warn("More than " + MAX_PENDING + " tasks wait for Redis; what the database stores from "
-                            + "now on reaches Redis through the reload job (new tasks, requeues) or when a claim meets "
-                            + "it (cancels, reschedules), until Redis takes what waits");
+                            + "now on reaches Redis through the feed's next pass, which reads the whole window (new "
+                            + "tasks, requeues), or when a claim meets it (cancels, reschedules), until Redis takes "
+                            + "what waits");
                 }
                 return false;
             }
@@ -249,7 +261,7 @@ final class RedisHandOff {
 
     private void startIfNeeded() {
         if (this.thread == null) {
-            // started on first use, never in the constructor; a daemon, as the reload job covers what it leaves
+            // started on first use, never in the constructor; a daemon, as the full reloads cover what it leaves
             this.thread = new Thread(this::run, "delay-task-redis-hand-off");
             this.thread.setDaemon(true);
             this.thread.start();
@@ -264,6 +276,11 @@ final class RedisHandOff {
             }
             try {
                 List<Write> unwritten = write(round);
+                if (lateRemovalMade(round, unwritten)) {
+                    // the feed may have brought the task in at its new time meanwhile, and would not bring it again:
+                    // the feed's next pass here reads the whole window, which puts back what the removal took
+                    this.signals.handOffsDropped();
+                }
                 this.failing = !unwritten.isEmpty();
                 finish(round);
                 // after the adds were let go: a wake-up is a round trip that no add should wait for
@@ -280,7 +297,7 @@ final class RedisHandOff {
             catch (Throwable ex) {
                 if (!this.failing) {
                     logger.warn("Redis could not take what the database stored; trying again every "
-                            + RETRY_PAUSE_MILLIS + " ms (the reload job also brings stored tasks in)", ex);
+                            + RETRY_PAUSE_MILLIS + " ms (the feed also brings stored tasks in)", ex);
                 }
                 this.failing = true;
                 scheduledHere(round);
@@ -428,7 +445,7 @@ final class RedisHandOff {
         // in the round's order, which changeAll kept within each queue
         for (Write write : round) {
             if (write instanceof Other other && unmade.contains(other.change)) {
-                Other retry = new Other(other.change);
+                Other retry = new Other(other.change, other.movesOut);
                 retry.toldHere = other.toldHere;
                 again.add(retry);
             }
@@ -486,7 +503,24 @@ final class RedisHandOff {
     }
 
     /** Try the part of a round that Redis did not take again after a pause, without pausing anything else. */
+    /** Whether the round took out a task moved beyond the window, which Redis did not take the first time. */
+    private static boolean lateRemovalMade(List<Write> round, List<Write> unwritten) {
+        Set<TaskQueues.Change> unmade = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Write write : unwritten) {
+            if (write instanceof Other other) {
+                unmade.add(other.change);
+            }
+        }
+        for (Write write : round) {
+            if (write.late && write instanceof Other other && other.movesOut && !unmade.contains(other.change)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void retryPart(List<Write> unwritten) {
+        unwritten.forEach((write) -> write.late = true);
         this.lock.lock();
         try {
             if (this.retries.isEmpty()) {
@@ -506,6 +540,7 @@ final class RedisHandOff {
 
     /** Put a failed round back ahead of what came since, and pause; every write is safe to repeat. */
     private void retryLater(List<Write> round) {
+        round.forEach((write) -> write.late = true);
         this.lock.lock();
         try {
             for (int i = round.size() - 1; i >= 0; i--) {
@@ -540,6 +575,9 @@ final class RedisHandOff {
 
         /** Whether this instance's dispatcher heard of it after Redis did not take it; the hand-off thread's own. */
         boolean toldHere;
+
+        /** Whether Redis did not take it the first time; the hand-off thread's own. */
+        boolean late;
 
         /** How many tasks it writes, which {@link #MAX_PENDING} bounds. */
         abstract int size();
@@ -604,8 +642,12 @@ final class RedisHandOff {
          */
         private final TaskQueues.Change change;
 
-        Other(TaskQueues.Change change) {
+        /** Whether it takes out a task moved beyond the window, which the feed may bring in meanwhile. */
+        private final boolean movesOut;
+
+        Other(TaskQueues.Change change, boolean movesOut) {
             this.change = change;
+            this.movesOut = movesOut;
         }
 
         @Override

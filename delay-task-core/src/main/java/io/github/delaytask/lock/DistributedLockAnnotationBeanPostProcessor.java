@@ -45,8 +45,13 @@ import org.springframework.util.function.SingletonSupplier;
 public class DistributedLockAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
         implements EnvironmentAware, SmartInitializingSingleton {
 
-    /** The lock names of the starter's own jobs: reload, refresh, purge and the recovery from Redis data loss. */
-    static final List<String> RESERVED_NAMES = List.of("reload", "refresh", "purge", "recovery");
+    /**
+     * The lock names of the starter's own jobs: the reload of earlier versions and this one's, refresh, purge, the
+     * recovery from Redis data loss, and the feed (names no application's job is likely to have taken before they
+     * came).
+     */
+    static final List<String> RESERVED_NAMES = List.of("reload", "refresh", "purge", "recovery", "preload-feed",
+            "full-reload");
 
 
     private final LockDefaults defaults;

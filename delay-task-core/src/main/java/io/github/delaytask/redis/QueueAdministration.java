@@ -71,7 +71,7 @@ public class QueueAdministration implements QueueRegistry {
     /**
      * Take a queue out of the registry if it holds no task now, so that the refresh job does not visit it forever.
      * A task added at that moment may find its queue out of the registry until the next write of a task of that
-     * queue or the reload job registers it again; only the refresh job reads the registry, and dispatchers move the
+     * queue, or the feed's, registers it again; only the refresh job reads the registry, and dispatchers move the
      * due tasks of their own queues.
      * @return whether the queue was empty and left the registry
      */

@@ -104,6 +104,14 @@ public final class RedisKeys {
         return queueKey(queue, "claimed-recently");
     }
 
+    /**
+     * The feed's marker: the horizon up to which the feed brought every task into Redis, or the id of a full pass under
+     * way. Lost with Redis's data, so that a Redis that lost it has the feed start over.
+     */
+    String feed() {
+        return prefix() + ":feed";
+    }
+
     /** The set of queues in use, so that no job has to list keys. */
     String queues() {
         return prefix() + ":queues";

@@ -189,7 +189,7 @@ public class RedisTaskQueues implements TaskQueues {
      * chunk of at most {@code chunk} ids (so that Redis is never blocked for long) and one {@code SADD}, all on the
      * wire at once, where Lettuce is. On a Cluster a master that stalls or failed holds up only its own queues: the
      * others are answered once they are, and its queues come back as not written. The registry's write may fail
-     * alone: the reload job registers the queues again.
+     * alone: the next write to the queues, or a pass of the feed that brings tasks of theirs, registers them again.
      * @param executeTimes execute time by task id, by queue
      * @param alsoRegister queues to record in the registry as well (changes of tasks written to them)
      * @param wait how long to wait for the slowest server at most, even when none answers: a server not answered
@@ -282,7 +282,7 @@ public class RedisTaskQueues implements TaskQueues {
         }
         Object registered = answers.get(answers.size() - 1);
         if (registered instanceof AsyncScripts.Late || registered instanceof Exception) {
-            logger.debug("Could not record queues in use; the reload job records them again: " + registered);
+            logger.debug("Could not record queues in use; their next write records them again: " + registered);
         }
         if (!taken && refused != null) {
             throw refused;

@@ -24,8 +24,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The settings every instance of one key prefix must share, checked against those the running instances recorded in
- * Redis: instances that disagree make tasks late (a reload lock held for most of another instance's longer interval
- * while the preload window runs out, wake-ups not sent for tasks another instance looks for only rarely). An
+ * Redis: instances that disagree make tasks late or do work twice (a feed's horizon that one instance's window puts
+ * beyond another's, wake-ups not sent for tasks another instance looks for only rarely). An
  * instance whose settings differ refuses to start, naming each setting, unless told to start all the same. Public
  * for wiring.
  * <p>

@@ -32,25 +32,33 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Runs the reload, refresh and purge jobs, and the recovery from Redis data loss, on threads of its own, started
- * and stopped with the context. Public for wiring.
+ * Runs the feed, reload, refresh and purge jobs, and the recovery from Redis data loss, on threads of its own,
+ * started and stopped with the context. Public for wiring.
  * <p>
- * Each run takes a Redis lock first and skips the run when another instance holds it; the lock is kept for most of
- * an interval after a fast run, so per interval one instance does the work. The jobs are safe to run twice (every
- * step is an atomic, idempotent script or a delete of rows no one changes any more), so the lock saves work rather
- * than guarding correctness. Listeners do not wait for the refresh: they move due tasks of their own queue when they
- * poll. A claim that finds its queue's loaded marker missing, or that succeeds after a failed one, has the recovery
- * reload at once ({@link RedisLossRecovery}), without waiting for the next reload.
+ * The feed brings the tasks entering the preload window into Redis every {@code delay-task.feed-interval}, reading
+ * only what entered since its last pass; the reload reads the whole window, rarely, as a safety net (see
+ * {@link TaskReloader}). Each run takes a lock first and skips the run when another instance holds it; the lock is
+ * kept for most of an interval after a fast run, so per interval one instance does the work. The jobs are safe to
+ * run twice (every step is an atomic, idempotent script or a delete of rows no one changes any more), so the lock
+ * saves work rather than guarding correctness. Listeners do not wait for the refresh: they move due tasks of their
+ * own queue when they poll. A claim that finds its queue's loaded marker missing, or that succeeds after a failed one,
+ * has the recovery reload at once ({@link RedisLossRecovery}), without waiting for the next reload.
  */
 public class DelayTaskJobs implements SmartLifecycle {
 
     private static final Log logger = LogFactory.getLog(DelayTaskJobs.class);
 
-    static final String RELOAD_LOCK = "reload";
+    /**
+     * Not the name of earlier versions' reload ({@code reload}), which ran every minute: a safety net kept for most of
+     * its long interval would hold up their reload after a rollback.
+     */
+    static final String RELOAD_LOCK = "full-reload";
 
     static final String REFRESH_LOCK = "refresh";
 
     static final String PURGE_LOCK = "purge";
+
+    static final String FEED_LOCK = "preload-feed";
 
     /** An idle queue holding more ids than this is not worth checking against the database now. */
     private static final int CLEAN_UP_LIMIT = 100;
@@ -58,9 +66,10 @@ public class DelayTaskJobs implements SmartLifecycle {
     /** How long a stop waits for the jobs to end once interrupted: a part of the shutdown's bound. */
     static final long STOP_WAIT_MILLIS = 1000;
 
-    private final TaskReloader reloader;
+    /** Null without Redis, as the recovery. */
+    private final @Nullable TaskReloader reloader;
 
-    private final RedisLossRecovery recovery;
+    private final @Nullable RedisLossRecovery recovery;
 
     private final Claims claims;
 
@@ -95,26 +104,38 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     private volatile boolean running;
 
+    /** Whether the feed's last pass failed: its warning is logged once for a streak of failures. Its thread's. */
+    private volatile boolean feedFailing;
+
+    /** As {@link #feedFailing}, for this instance's catching up. Its thread's. */
+    private volatile boolean catchUpFailing;
+
     private volatile boolean autoStartup = true;
 
     /**
      * @param administration the registry of queues, which the refresh visits and cleans up; null without Redis, where
      * only the purge runs
-     * @param markers the loaded markers a recovery sets; null without Redis
+     * @param markers the loaded markers a recovery sets, and the feed's; null without Redis
      * @param claims the claims whose losses a recovery follows, and which move the due tasks of the queues no
      * dispatcher here claims from
      * @param signals told of the tasks a reload or recovery brought into Redis
      * @param consumed the queues this instance claims from: a recovery marks them loaded, the refresh leaves those a
      * dispatcher here claims from to it
+     * @param dueClock the clock of execute times, of the feed's horizons
      * @param clock the clock of the times the health details show
      */
     public DelayTaskJobs(TaskStore store, TaskQueues queues, @Nullable QueueAdministration administration,
             @Nullable RecoveryMarkers markers, Claims claims, DueSignals signals, ConsumedQueues consumed,
-            DistributedLocks locks,
-            JobSettings settings, HistorySettings history, Clock clock) {
-        this.reloader = new TaskReloader(store, queues, settings.preloadWindow(), clock, signals::reloaded);
-        this.recovery = new RedisLossRecovery(this.reloader, markers, locks, consumed::consumed,
-                settings.reloadInterval());
+            DistributedLocks locks, JobSettings settings, HistorySettings history, Clock dueClock, Clock clock) {
+        if (markers != null) {
+            this.reloader = new TaskReloader(store, queues, markers, settings.preloadWindow(), settings.feedInterval(),
+                    dueClock, clock, signals);
+            this.recovery = new RedisLossRecovery(this.reloader, markers, locks, consumed::consumed, settings.span());
+        }
+        else {
+            this.reloader = null;
+            this.recovery = null;
+        }
         this.purger = new HistoryPurger(store, history);
         this.claims = claims;
         this.consumed = consumed;
@@ -128,13 +149,14 @@ public class DelayTaskJobs implements SmartLifecycle {
 
     /**
      * The jobs without Redis ({@code delay-task.redis.enabled=false}): only the purge, as the database's claims find
-     * every due task themselves and there is no Redis to reload, refresh or recover.
+     * every due task themselves and there is no Redis to feed, reload, refresh or recover.
      * @param queues the queues' port, which holds nothing ({@code TaskQueues.none()})
      */
     public static DelayTaskJobs withoutRedis(TaskStore store, TaskQueues queues, Claims claims, DueSignals signals,
             ConsumedQueues consumed, DistributedLocks locks, JobSettings settings, HistorySettings history,
             Clock clock) {
-        return new DelayTaskJobs(store, queues, null, null, claims, signals, consumed, locks, settings, history, clock);
+        return new DelayTaskJobs(store, queues, null, null, claims, signals, consumed, locks, settings, history, clock,
+                clock);
     }
 
     @Override
@@ -146,14 +168,14 @@ public class DelayTaskJobs implements SmartLifecycle {
             checkKeys();
         }
         checkSchema();
-        if (this.administration != null) {
+        if (this.recovery != null) {
             // a recovery asked for before a stop was dropped with the threads that were to run it
             this.recovery.runDropped();
         }
         this.running = true;
         // a thread per job and one for the recovery: neither a long purge nor a long reload holds up the others
         // not daemons: they keep an application that has nothing else to run, a worker without a web server, alive
-        this.executor = new ScheduledThreadPoolExecutor(4, new CustomizableThreadFactory("delay-task-jobs-"));
+        this.executor = new ScheduledThreadPoolExecutor(6, new CustomizableThreadFactory("delay-task-jobs-"));
         if (this.history.purgeEnabled()) {
             // at start-up too: instances restarted more often than the interval would otherwise never purge, and the
             // lock, kept for most of an interval after each run, stops restarts from purging more often
@@ -163,9 +185,13 @@ public class DelayTaskJobs implements SmartLifecycle {
         if (this.administration == null) {
             return;
         }
+        long feed = this.settings.feedInterval().toMillis();
         long reload = this.settings.reloadInterval().toMillis();
         long refresh = this.settings.refreshInterval().toMillis();
-        this.executor.scheduleWithFixedDelay(this::reloadUnderLock, 0, reload, TimeUnit.MILLISECONDS);
+        // this instance's catching up reads the whole window at its start: the reload's first run waits an interval
+        this.executor.scheduleWithFixedDelay(this::catchUp, 0, feed, TimeUnit.MILLISECONDS);
+        this.executor.scheduleWithFixedDelay(this::feedUnderLock, 0, feed, TimeUnit.MILLISECONDS);
+        this.executor.scheduleWithFixedDelay(this::reloadUnderLock, reload, reload, TimeUnit.MILLISECONDS);
         this.executor.scheduleWithFixedDelay(this::refreshUnderLock, refresh, refresh, TimeUnit.MILLISECONDS);
         this.claims.addLossListener(this.lossListener);
     }
@@ -252,20 +278,41 @@ public class DelayTaskJobs implements SmartLifecycle {
      * @return how many tasks were brought in
      */
     public int reloadNow() {
-        if (this.administration == null) {
+        if (this.reloader == null) {
             // without Redis there is nothing to reload into
             return 0;
         }
         return this.reloader.reload(() -> {
+        }, false);
+    }
+
+    /**
+     * Run a pass of the feed now, whatever the lock says, after this instance's own catching up if it has evidence:
+     * for tests and benchmarks.
+     * @return how many tasks it read
+     */
+    public int feedNow() {
+        if (this.reloader == null) {
+            return 0;
+        }
+        return Math.max(0, this.reloader.catchUp()) + this.reloader.feed(() -> {
         });
     }
 
     /**
-     * The last reload this instance ran, by the job or {@link #reloadNow()}, or {@code null} before the first. One
-     * instance reloads per interval, so on the others it may be a while ago.
+     * Rows of {@code taskinfo} the feed's passes read on this instance since it started: about the tasks that entered
+     * the window while this instance fed, and the whole window once per full pass.
+     */
+    public long fedRows() {
+        return (this.reloader != null) ? this.reloader.fedRows() : 0;
+    }
+
+    /**
+     * The last full reload this instance ran (at its start, by the reload job, a recovery, or {@link #reloadNow()}),
+     * or {@code null} before the first. One instance reloads per interval, so on the others it may be a while ago.
      */
     public @Nullable ReloadRun lastReload() {
-        return this.reloader.lastRun();
+        return (this.reloader != null) ? this.reloader.lastRun() : null;
     }
 
     /**
@@ -303,7 +350,7 @@ public class DelayTaskJobs implements SmartLifecycle {
     private void refreshRegistered() {
         long now = System.nanoTime();
         Set<QueueId> registered = this.registered;
-        if (registered == null || now - this.registeredAt >= this.settings.reloadInterval().toNanos()) {
+        if (registered == null || now - this.registeredAt >= this.settings.span().toNanos()) {
             registered = this.administration.queues();
             this.registered = registered;
             this.registeredAt = now;
@@ -332,7 +379,7 @@ public class DelayTaskJobs implements SmartLifecycle {
                 continue;
             }
             Long since = this.emptySince.putIfAbsent(queue, now);
-            if (since != null && now - since >= this.settings.reloadInterval().toNanos()) {
+            if (since != null && now - since >= this.settings.span().toNanos()) {
                 if (holdsNoLiveTask(queue) && this.administration.unregisterIfEmpty(queue)) {
                     this.emptySince.remove(queue);
                 }
@@ -387,21 +434,87 @@ public class DelayTaskJobs implements SmartLifecycle {
         catch (Throwable ex) {
             if (this.running) {
                 logger.warn("delay-task could not recover the queues Redis lost; the next claim that finds its "
-                        + "queue's marker missing tries again, and the reload job runs every "
-                        + this.settings.reloadInterval(), ex);
+                        + "queue's marker missing tries again, and the feed reads the whole window once its own "
+                        + "marker is missing", ex);
             }
         }
     }
 
+    /**
+     * The safety net: a full reload, rare, and paced. Evidence of a loss has a full reload run at once instead: a
+     * recovery, the feed's pass after its marker went missing.
+     */
     private void reloadUnderLock() {
         Duration interval = this.settings.reloadInterval();
         underLock(RELOAD_LOCK, interval, (lock) -> {
             // a reload of a large window may outlast the interval: keep the lock while it makes progress
-            int count = this.reloader.reload(() -> lock.extend(interval));
+            int count = this.reloader.reload(() -> lock.extend(interval), true);
             if (logger.isDebugEnabled()) {
                 logger.debug("Reloaded " + count + " task(s) due within " + this.settings.preloadWindow());
             }
         });
+    }
+
+    /**
+     * A pass of the feed on one instance, under a lock held as long as the pass makes progress; a streak of failures
+     * (Redis down) is logged once. A pass whose lock was lost stops, and leaves the marker where it was.
+     */
+    private void feedUnderLock() {
+        Duration interval = this.settings.feedInterval();
+        Duration span = TaskReloader.lockSpan(interval, this.settings.preloadWindow());
+        try {
+            boolean ran = this.locks.tryLock(FEED_LOCK, span).map((lock) -> {
+                try {
+                    this.reloader.feed(() -> {
+                        if (!lock.extend(span)) {
+                            throw new IllegalStateException("The feed's lock was lost during a pass; the next pass "
+                                    + "reads from where the last one that ended got to");
+                        }
+                    });
+                    return true;
+                }
+                finally {
+                    lock.unlock(interval.multipliedBy(8).dividedBy(10));
+                }
+            }).orElse(false);
+            if (ran && this.feedFailing) {
+                logger.info("delay-task's feed from the database into Redis works again");
+            }
+            this.feedFailing &= !ran;
+        }
+        catch (Throwable ex) {
+            if (this.running && !this.feedFailing) {
+                logger.warn("delay-task's feed from the database into Redis failed; it tries again every " + interval
+                        + ", and reads from where it last got to", ex);
+            }
+            else if (this.running) {
+                logger.debug("delay-task's feed failed again", ex);
+            }
+            this.feedFailing = true;
+        }
+    }
+
+    /**
+     * This instance's own catching up, when it has evidence that Redis may miss tasks (see
+     * {@link TaskReloader#catchUp()}): on a thread of its own, so that a long one holds up no pass of the feed here.
+     */
+    private void catchUp() {
+        try {
+            if (this.reloader.catchUp() >= 0 && this.catchUpFailing) {
+                logger.info("delay-task read the whole window into Redis, which it could not before");
+                this.catchUpFailing = false;
+            }
+        }
+        catch (Throwable ex) {
+            if (this.running && !this.catchUpFailing) {
+                logger.warn("delay-task could not read the whole window into Redis (at its start, or after a "
+                        + "hand-off it gave up); it tries again every " + this.settings.feedInterval(), ex);
+            }
+            else if (this.running) {
+                logger.debug("delay-task could not read the whole window into Redis again", ex);
+            }
+            this.catchUpFailing = true;
+        }
     }
 
     private void refreshUnderLock() {

@@ -168,7 +168,7 @@ final class RedisLossRecovery {
         this.markers.beginRecovery(unloaded, id);
         int count;
         try {
-            count = this.reloader.reload(() -> lock.extend(this.lockAtMostFor));
+            count = this.reloader.reload(() -> lock.extend(this.lockAtMostFor), false);
         }
         catch (RuntimeException | Error ex) {
             // claims count a marker as loaded: one left behind would have them wait for the periodic reload

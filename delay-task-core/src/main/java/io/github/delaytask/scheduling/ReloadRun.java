@@ -6,7 +6,8 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One run of the reload job on this instance, for the health details. Public for wiring.
+ * One full reload on this instance (its start's, the reload job's, a recovery's), for the health details. Public
+ * for wiring.
  * @param startedAt when it started, by the starter's clock
  * @param duration how long it took
  * @param tasks the tasks it brought into Redis; for a failed run, those it had read when it failed

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -54,7 +55,12 @@ class AddCombinerTests {
 
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
-    private final AddCombiner combiner = new AddCombiner(this::storeAll, this::storeOne, this::enqueue);
+    private final AtomicInteger enqueueFailures = new AtomicInteger();
+
+    private volatile boolean failEnqueue;
+
+    private final AddCombiner combiner = new AddCombiner(this::storeAll, this::storeOne, this::enqueue,
+            this.enqueueFailures::incrementAndGet);
 
     @AfterEach
     void stopCallers() {
@@ -170,6 +176,15 @@ class AddCombinerTests {
     }
 
     @Test
+    void anAddWhoseHandOffFailsIsStoredReturnsItsRowAndHasTheFeedToldSo() {
+        this.failEnqueue = true;
+        StoredTask row = this.combiner.add(task(null));
+        assertThat(this.table).containsKey(row.taskId());
+        assertThat(this.enqueued).isEmpty();
+        assertThat(this.enqueueFailures).hasValue(1);
+    }
+
+    @Test
     void aCallerWithoutContentionStillGetsItsOwnErrorDirectly() {
         this.table.put(7L, row(7L, 0));
         assertThatExceptionOfType(DuplicateKeyException.class).isThrownBy(() -> this.combiner.add(task(7L)));
@@ -223,6 +238,9 @@ class AddCombinerTests {
     }
 
     private Consumer<StoredTask> enqueue(List<StoredTask> rows) {
+        if (this.failEnqueue) {
+            throw new IllegalStateException("hand-off failed");
+        }
         rows.forEach((row) -> this.enqueued.add(row.taskId()));
         return (row) -> this.waitedForRedisOn.put(row.taskId(), Thread.currentThread());
     }

@@ -20,7 +20,9 @@ class CommitWatchTests {
 
     private final InMemoryTaskStore store = new InMemoryTaskStore();
 
-    private final CommitWatch watch = new CommitWatch(this.store, 10, 500);
+    private final AtomicInteger givenUp = new AtomicInteger();
+
+    private final CommitWatch watch = new CommitWatch(this.store, 10, 500, this.givenUp::incrementAndGet);
 
     private final AtomicInteger handedOver = new AtomicInteger();
 
@@ -41,14 +43,30 @@ class CommitWatchTests {
         await().atMost(Duration.ofSeconds(5)).until(() -> this.handedOver.get() == 1);
         await().atMost(Duration.ofSeconds(5)).until(() -> !this.watch.looking());
         assertThat(this.handedOver).as("run once").hasValue(1);
+        assertThat(this.givenUp).hasValue(0);
     }
 
     @Test
-    void tasksNeverCommittedAreGivenUpWithoutTheWork() {
+    void tasksNeverCommittedAreGivenUpWithoutTheWorkAndTheFeedIsToldSo() {
         long id = committed();
         this.watch.watch(List.of(id + 1_000), this.handedOver::incrementAndGet);
         await().atMost(Duration.ofSeconds(5)).until(() -> !this.watch.looking());
         assertThat(this.handedOver).hasValue(0);
+        // they may commit later, when no one hands them to Redis
+        assertThat(this.givenUp).hasValue(1);
+    }
+
+    @Test
+    void changesMadeBeforeACommitNoOneFollowsTellTheFeedOnceSoonAndOnceAGiveUpTimeAfterTheLastOfThem() {
+        // with a give-up time of 500 ms, the soon reminder and the late one come together
+        this.watch.remindLater();
+        this.watch.remindLater();
+        this.watch.remindLater();
+        assertThat(this.watch.looking()).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> this.givenUp.get() >= 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !this.watch.looking());
+        // the first: the soon and late reminders of the first change; the second: the late one of the later changes
+        assertThat(this.givenUp).hasValue(2);
     }
 
     @Test

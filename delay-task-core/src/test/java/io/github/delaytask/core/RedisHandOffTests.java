@@ -111,6 +111,27 @@ class RedisHandOffTests {
         assertThat(this.heard).containsExactlyInAnyOrder(ORDERS + "@" + (NOW + 5_000), MAILS + "@" + (NOW + 7_000));
     }
 
+    @Test
+    void aMoveBeyondTheWindowThatRedisTakesOnlyOnALaterTryHasTheFeedReadTheWholeWindow() {
+        RedisHandOff handOff = handOff(Duration.ofMillis(100));
+        this.queues.refuseChangesOnce();
+        handOff.moveOut(task(1, ORDERS, NOW + 3_600_000));
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.queues.log.contains("remove 1"));
+        // the feed may have brought the task in at its new time between the tries
+        await().atMost(Duration.ofSeconds(5)).until(this.signals::takeDroppedHandOffs);
+    }
+
+    @Test
+    void removalsRedisTakesAtOnceAndCancelsTakenLateTellTheFeedNothing() {
+        RedisHandOff handOff = handOff(Duration.ofMillis(100));
+        handOff.moveOut(task(1, ORDERS, NOW + 3_600_000));
+        this.queues.refuseChangesOnce();
+        handOff.remove(task(2, ORDERS, NOW + 60_000));
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.queues.log.containsAll(List.of("remove 1",
+                "remove 2")));
+        assertThat(this.signals.takeDroppedHandOffs()).isFalse();
+    }
+
     private static StoredTask task(long id, QueueId queue, long executeTime) {
         return new StoredTask(id, queue.taskType(), queue.priority(), executeTime, null, 0, 0, null);
     }
@@ -127,6 +148,8 @@ class RedisHandOffTests {
         private volatile boolean refusing;
 
         private volatile QueueId leftOut;
+
+        private final AtomicInteger changeRefusals = new AtomicInteger();
 
         HeldQueues() {
             super(new StringRedisTemplate(), new RedisKeys("hand-off-tests"));
@@ -148,6 +171,10 @@ class RedisHandOffTests {
             this.leftOut = queue;
         }
 
+        void refuseChangesOnce() {
+            this.changeRefusals.set(1);
+        }
+
         @Override
         public Set<QueueId> addAll(Map<QueueId, Map<Long, Long>> executeTimes, Collection<QueueId> alsoRegister,
                 int chunk, Duration wait) {
@@ -167,6 +194,9 @@ class RedisHandOffTests {
         @Override
         public List<Change> changeAll(List<Change> changes, Duration wait) {
             awaitRelease();
+            if (this.changeRefusals.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+                throw new IllegalStateException("Redis refuses");
+            }
             changes.forEach((change) -> this.log.add((change.removes() ? "remove " : "schedule ") + change.taskId()));
             return List.of();
         }

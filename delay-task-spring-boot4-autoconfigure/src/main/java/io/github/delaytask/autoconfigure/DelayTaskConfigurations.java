@@ -592,7 +592,6 @@ final class DelayTaskConfigurations {
                 DelayTaskProperties properties) {
             DelayTaskProperties.Listener listener = properties.getListener();
             Map<String, String> settings = new LinkedHashMap<>();
-            settings.put("delay-task.reload-interval", properties.getReloadInterval().toString());
             settings.put("delay-task.preload-window", properties.getPreloadWindow().toString());
             settings.put("delay-task.listener.idle-poll-interval", idlePollInterval(listener).toString());
             settings.put("delay-task.listener.wake-ups", Boolean.toString(listener.isWakeUps()));
@@ -607,11 +606,10 @@ final class DelayTaskConfigurations {
                 DistributedLocks locks, DelayTaskProperties properties, BeanFactory beanFactory) {
             DelayTaskProperties.History history = properties.getHistory();
             DelayTaskJobs jobs = new DelayTaskJobs(store, queues, administration, markers, claims, signals, consumed,
-                    locks, new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
-                            properties.getRefreshInterval()),
+                    locks, jobSettings(properties),
                     new HistorySettings(history.getRetention(), history.getDeadRetention(),
                             history.getPurgeInterval(), history.isPurgeEnabled()),
-                    clock(beanFactory));
+                    dueClock(beanFactory), clock(beanFactory));
             jobs.setAutoStartup(properties.getJobs().isAutoStartup());
             return jobs;
         }
@@ -630,13 +628,17 @@ final class DelayTaskConfigurations {
             }
             DelayTaskProperties.History history = properties.getHistory();
             DelayTaskJobs jobs = DelayTaskJobs.withoutRedis(store, queues, claims, signals, consumed, locks,
-                    new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
-                            properties.getRefreshInterval()),
+                    jobSettings(properties),
                     new HistorySettings(history.getRetention(), history.getDeadRetention(),
                             history.getPurgeInterval(), history.isPurgeEnabled()),
                     clock(beanFactory));
             jobs.setAutoStartup(properties.getJobs().isAutoStartup());
             return jobs;
+        }
+
+        private static JobSettings jobSettings(DelayTaskProperties properties) {
+            return new JobSettings(properties.getPreloadWindow(), properties.getReloadInterval(),
+                    properties.getRefreshInterval(), properties.getFeedInterval());
         }
 
     }

@@ -25,15 +25,23 @@ public class DelayTaskProperties {
 
     /**
      * How far ahead tasks are brought from the database into Redis. Tasks due later stay only in the database. Must
-     * be longer than the reload interval.
+     * be longer than the feed interval plus half a second.
      */
     private Duration preloadWindow = Duration.ofMinutes(5);
 
     /**
-     * Time between reloads of tasks entering the preload window from the database into Redis. Also bounds how long
-     * tasks are missing from Redis after it lost data without a claim noticing.
+     * Time between passes of the feed, which brings the tasks that entered the preload window since its last pass from
+     * the database into Redis, on one instance at a time.
      */
-    private Duration reloadInterval = Duration.ofMinutes(1);
+    private Duration feedInterval = Duration.ofSeconds(1);
+
+    /**
+     * Time between full reloads of the preload window from the database into Redis, a safety net paced to take no more
+     * than half of the database's attention. Evidence of a loss (Redis lost its data or failed over, a hand-off was
+     * given up, an instance started) has the whole window read sooner. Bounds how long a task is missing from Redis
+     * after a loss nothing noticed.
+     */
+    private Duration reloadInterval = Duration.ofMinutes(10);
 
     /**
      * Time between moves of due tasks into the ready sets of every queue. Listeners do not wait for it: they move
@@ -106,6 +114,14 @@ public class DelayTaskProperties {
 
     public void setPreloadWindow(Duration preloadWindow) {
         this.preloadWindow = preloadWindow;
+    }
+
+    public Duration getFeedInterval() {
+        return this.feedInterval;
+    }
+
+    public void setFeedInterval(Duration feedInterval) {
+        this.feedInterval = feedInterval;
     }
 
     public Duration getReloadInterval() {

@@ -389,8 +389,8 @@ public abstract class AbstractDelayTaskIntegrationTests {
     }
 
     @Test
-    void taskBeyondThePreloadWindowStaysInTheDatabaseUntilReloadBringsItIn() {
-        this.runner.withPropertyValues("delay-task.preload-window=2s", "delay-task.reload-interval=500ms")
+    void taskBeyondThePreloadWindowStaysInTheDatabaseUntilTheFeedBringsItIn() {
+        this.runner.withPropertyValues("delay-task.preload-window=2s", "delay-task.feed-interval=500ms")
             .run((context) -> {
                 DelayTaskService service = context.getBean(DelayTaskService.class);
                 DelayTask task = DelayTask.builder(RECORDED).delay(Duration.ofSeconds(4)).build();
@@ -840,8 +840,9 @@ public abstract class AbstractDelayTaskIntegrationTests {
                     .isThrownBy(() -> service.addTask(DelayTask.builder(1).parameters("more than ten bytes").build()))
                     .withMessageContaining("delay-task.max-parameters-size");
                 assertThat(count(context, "SELECT COUNT(*) FROM taskinfo_logs")).isZero();
-                assertThat(this.backend.redisKeys()).as("only the jobs' locks and the shared settings")
-                    .allMatch((key) -> key.contains(":lock:") || key.contains(":{settings}"));
+                assertThat(this.backend.redisKeys()).as("only the jobs' locks, the feed's marker and the shared settings")
+                    .allMatch((key) -> key.contains(":lock:") || key.contains(":{settings}")
+                            || key.endsWith(":feed"));
             });
     }
 

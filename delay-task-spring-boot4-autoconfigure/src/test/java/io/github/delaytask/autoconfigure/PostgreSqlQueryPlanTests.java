@@ -60,7 +60,7 @@ class PostgreSqlQueryPlanTests {
     void noStatementThatReadsTheTablesRunsFromAPlanTheServerCachedWhileTheTableWasSmall() {
         this.backend.applicationRunner()
             .withPropertyValues("delay-task.listener.enabled=false", "spring.datasource.hikari.maximum-pool-size=1",
-                    "delay-task.reload-interval=1h", "delay-task.preload-window=2h")
+                    "delay-task.reload-interval=1h", "delay-task.feed-interval=1h", "delay-task.preload-window=2h")
             .run((context) -> {
                 DelayTaskService service = context.getBean(DelayTaskService.class);
                 TaskStore store = context.getBean(TaskStore.class);
@@ -97,16 +97,18 @@ class PostgreSqlQueryPlanTests {
     void claimsAcknowledgementsAndKeyLookupsReadByIndexAfterTheTableFilledFromEmpty() {
         this.backend.applicationRunner()
             // one connection, so that every statement runs where the plans of the earlier ones are cached; no
-            // listener, no reload and no refresh in the measured part, so that only the statements under test touch
-            // the tables: a refresh that finds the queue's loaded marker missing starts a recovery, which reads them
+            // listener, no feed, reload or refresh in the measured part, so that only the statements under test
+            // touch the tables: a refresh that finds the queue's loaded marker missing starts a recovery, which reads
+            // them
             .withPropertyValues("delay-task.listener.enabled=false", "spring.datasource.hikari.maximum-pool-size=1",
-                    "delay-task.reload-interval=1h", "delay-task.preload-window=2h", "delay-task.refresh-interval=1h")
+                    "delay-task.reload-interval=1h", "delay-task.feed-interval=1h", "delay-task.preload-window=2h",
+                    "delay-task.refresh-interval=1h")
             .run((context) -> {
                 DelayTaskService service = context.getBean(DelayTaskService.class);
                 TaskStore store = context.getBean(TaskStore.class);
                 JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
-                // the reload at start-up, done on the empty table: held up by the one connection, it once read the
-                // filled table in the measured part
+                // the feed's first pass at start-up, done on the empty table: held up by the one connection, the
+                // reload at start-up once read the filled table in the measured part
                 await().atMost(Duration.ofSeconds(10))
                     .until(() -> context.getBean(DelayTaskJobs.class).lastReload() != null);
                 long now = store.currentTimeMillis();

@@ -39,20 +39,21 @@ class SharedSettingsTests {
         this.runner.run((running) -> {
             assertThat(running).hasNotFailed();
             this.runner
-                .withPropertyValues("delay-task.reload-interval=2m", "delay-task.listener.idle-poll-interval=10s")
+                .withPropertyValues("delay-task.preload-window=10m", "delay-task.listener.idle-poll-interval=10s")
                 .run((other) -> assertThat(other).getFailure()
                     .rootCause()
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("delay-task.reload-interval is PT2M here but PT1M there")
+                    .hasMessageContaining("delay-task.preload-window is PT10M here but PT5M there")
                     .hasMessageContaining("delay-task.listener.idle-poll-interval is PT10S here but PT30S there")
-                    .hasMessageNotContaining("preload-window")
+                    .hasMessageNotContaining("wake-ups")
                     .hasMessageContaining("delay-task.refuse-conflicting-settings=false"));
             this.runner.withPropertyValues("delay-task.listener.wake-ups=false")
                 .run((other) -> assertThat(other).getFailure()
                     .rootCause()
                     .hasMessageContaining("delay-task.listener.wake-ups is false here but true there"));
-            // settings the instances need not share may differ
-            this.runner.withPropertyValues("delay-task.listener.concurrency=3", "delay-task.lease=1m")
+            // settings the instances need not share may differ: the feed and the full reload at paces of their own
+            this.runner.withPropertyValues("delay-task.listener.concurrency=3", "delay-task.lease=1m",
+                    "delay-task.reload-interval=2m", "delay-task.feed-interval=2s")
                 .run((same) -> assertThat(same).hasNotFailed());
         });
     }
@@ -71,7 +72,7 @@ class SharedSettingsTests {
     @Test
     void onceTheLastInstanceWithASettingStopsTheSettingCanChange() {
         this.runner.run((first) -> this.runner.run((second) -> assertThat(second).hasNotFailed()));
-        this.runner.withPropertyValues("delay-task.reload-interval=2m")
+        this.runner.withPropertyValues("delay-task.preload-window=10m")
             .run((changed) -> assertThat(changed).hasNotFailed());
     }
 

@@ -43,12 +43,13 @@ class IdleDispatcherTests {
     @BeforeEach
     void createBackend() {
         this.backend = TestBackend.embedded();
-        // the jobs once an hour, after their first run at start-up, and no purge: only the dispatcher talks to Redis
+        // the jobs once an hour, after the feed's first pass at start-up, and no purge: only the dispatcher talks to Redis
         // after that
         this.runner = this.backend.applicationRunner()
             .withBean(Listeners.class)
             .withPropertyValues("delay-task.listener.idle-poll-interval=200ms", "delay-task.listener.poll-interval=50ms",
-                    "delay-task.refresh-interval=1h", "delay-task.reload-interval=1h", "delay-task.preload-window=2h",
+                    "delay-task.refresh-interval=1h", "delay-task.reload-interval=1h", "delay-task.feed-interval=1h",
+                    "delay-task.preload-window=2h",
                     "delay-task.history.purge-enabled=false");
     }
 
@@ -91,7 +92,7 @@ class IdleDispatcherTests {
 
     /**
      * The first look at every queue, the recovery that marks them loaded in a Redis that started empty, and the
-     * reload job's first run.
+     * feed's first pass.
      */
     private static void awaitStartUpWork(AssertableApplicationContext context) {
         RecoveryMarkers markers = context.getBean(RecoveryMarkers.class);

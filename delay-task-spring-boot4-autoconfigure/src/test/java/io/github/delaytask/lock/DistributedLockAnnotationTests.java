@@ -260,7 +260,7 @@ class DistributedLockAnnotationTests {
     @Test
     void aLockNameTheStartersOwnJobsUseFailsStartUp() {
         assertStartUpFails(ReservedName.class, "ReservedName.purge uses the lock name 'purge', which the starter's own "
-                + "jobs use (reload, refresh, purge, recovery)");
+                + "jobs use (reload, refresh, purge, recovery, preload-feed, full-reload)");
     }
 
     @Test

@@ -59,8 +59,8 @@ class ManyInstancesOnClusterTests {
     private static final Duration DUE_SPREAD = Duration.ofSeconds(25);
 
     /**
-     * The workers' reload interval: shorter than the default minute, so that reloads of a full preload window run
-     * while the workers are busy.
+     * The workers' reload interval: far shorter than the default, so that full reloads of the preload window run while
+     * the workers are busy.
      */
     private static final Duration RELOAD_INTERVAL = Duration.ofSeconds(20);
 
@@ -189,7 +189,7 @@ class ManyInstancesOnClusterTests {
         assertThat(cluster.masterPorts()).as("every master ran queue scripts")
             .allSatisfy((port) -> assertThat(after.callsSince(before, port, "evalsha")).isPositive());
         assertThat(figures.lockNames()).as("the only locks tried are the jobs'")
-            .isSubsetOf("reload", "refresh", "purge", "recovery");
+            .isSubsetOf("preload-feed", "full-reload", "refresh", "purge", "recovery");
     }
 
     private static Map<String, Object> properties(String applicationName) {
@@ -201,7 +201,7 @@ class ManyInstancesOnClusterTests {
         properties.put("spring.datasource.password", "");
         properties.put("delay-task.redis.key-prefix", KEY_PREFIX);
         properties.put("delay-task.jdbc.initialize-schema", "always");
-        // a setting every instance must share, the producer too
+        // the producer's too: one pace of the safety net in the report
         properties.put("delay-task.reload-interval", RELOAD_INTERVAL.toSeconds() + "s");
         return properties;
     }

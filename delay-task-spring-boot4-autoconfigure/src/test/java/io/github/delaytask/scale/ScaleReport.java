@@ -165,7 +165,7 @@ final class ScaleReport {
         }
         add("refresh: %,d runs in %s, the holder changed %,d times", refreshes.size(), seconds(to - from), changes);
         add("reload runs (every %d s) since the workers started, at times from the first add: %s",
-                reloadInterval.toSeconds(), this.figures.heldLocks("reload", 0, to)
+                reloadInterval.toSeconds(), this.figures.heldLocks("full-reload", 0, to)
                     .stream()
                     .map((run) -> String.format("%s at %s for %,d ms", run.worker(), seconds(run.takenAt() - from),
                             run.heldMillis()))

@@ -173,7 +173,8 @@ public final class DelayTaskSystem implements QueueSystem {
         lines.add("delay-task starter, default settings: listener.concurrency " + listener.getConcurrency()
                 + " handler threads, listener.batch-size " + listener.getBatchSize() + ", listener.poll-interval "
                 + listener.getPollInterval().toMillis() + " ms, preload-window "
-                + properties.getPreloadWindow().toSeconds() + " s, reload-interval "
+                + properties.getPreloadWindow().toSeconds() + " s, feed-interval "
+                + properties.getFeedInterval().toMillis() + " ms, reload-interval "
                 + properties.getReloadInterval().toSeconds() + " s, refresh-interval "
                 + properties.getRefreshInterval().toMillis() + " ms, lease " + properties.getLease().toSeconds()
                 + " s");

@@ -1,0 +1,17 @@
+package io.github.delaytask.autoconfigure;
+
+import io.github.delaytask.testsupport.TestBackend;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The feed on the real Redis and MariaDB of 127.0.0.1, in a database of its own.
+ */
+@Tag("real-services")
+class MariaDbFeedTests extends AbstractFeedTests {
+
+    @Override
+    protected TestBackend createBackend() {
+        return TestBackend.mariaDb();
+    }
+
+}
