@@ -271,6 +271,10 @@ public class DelayTaskHealth implements SmartLifecycle {
             }
             details.put("lastReload", lastReload);
         }
+        if (this.jobs != null && this.redis != null) {
+            // what the feed from the database into Redis costs, and whether it works
+            details.put("feed", Map.of("rowsRead", this.jobs.fedRows(), "failing", this.jobs.feedFailing()));
+        }
         Stream.of((this.redis != null) ? this.redis.lastFailure() : null, this.database.lastFailure())
             .filter(Objects::nonNull)
             .max(Comparator.comparing(Reachability.Failure::at))

@@ -308,6 +308,14 @@ public class DelayTaskJobs implements SmartLifecycle {
     }
 
     /**
+     * Whether the last pass of the feed on this instance, or its last catching up, failed (Redis or the database out
+     * of reach): it tries again every feed interval. False without Redis.
+     */
+    public boolean feedFailing() {
+        return this.feedFailing || this.catchUpFailing;
+    }
+
+    /**
      * The last full reload this instance ran (at its start, by the reload job, a recovery, or {@link #reloadNow()}),
      * or {@code null} before the first. One instance reloads per interval, so on the others it may be a while ago.
      */

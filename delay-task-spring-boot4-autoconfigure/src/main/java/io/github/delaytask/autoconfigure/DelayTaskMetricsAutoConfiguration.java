@@ -8,7 +8,7 @@ import io.github.delaytask.listener.DelayTaskListenerEndpointRegistry;
 import io.github.delaytask.metrics.DatabaseDispatchMeter;
 import io.github.delaytask.metrics.DelayTaskMeters;
 import io.github.delaytask.metrics.MicrometerTaskEvents;
-import io.github.delaytask.metrics.PurgedHistoryMeter;
+import io.github.delaytask.metrics.JobMeters;
 import io.github.delaytask.metrics.QueueStatsSampler;
 import io.github.delaytask.observation.TaskObservations;
 import io.github.delaytask.redis.QueueAdministration;
@@ -91,8 +91,8 @@ public class DelayTaskMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PurgedHistoryMeter delayTaskPurgedHistoryMeter(MeterRegistry registry, ObjectProvider<DelayTaskJobs> jobs) {
-        return new PurgedHistoryMeter(registry, jobs);
+    JobMeters delayTaskJobMeters(MeterRegistry registry, ObjectProvider<DelayTaskJobs> jobs) {
+        return new JobMeters(registry, jobs);
     }
 
     @Bean

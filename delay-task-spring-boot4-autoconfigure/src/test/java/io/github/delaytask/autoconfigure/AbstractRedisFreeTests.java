@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -23,6 +24,7 @@ import io.github.delaytask.health.DelayTaskHealth;
 import io.github.delaytask.health.HealthReport;
 import io.github.delaytask.store.StoredTask;
 import io.github.delaytask.store.mybatis.JdbcDistributedLocks;
+import io.github.delaytask.testsupport.TaskStoreInterceptor;
 import io.github.delaytask.testsupport.TestBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,9 +32,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -218,6 +223,24 @@ public abstract class AbstractRedisFreeTests {
     }
 
     @Test
+    void anIdleInstanceLooksAtTheDatabaseAtItsPollIntervalNotAtTheListenersFasterOne() {
+        // a listener poll of 20 ms, which an instance with Redis would look at an empty queue by
+        this.runner.withUserConfiguration(ClaimTimes.class)
+            .withPropertyValues("delay-task.listener.poll-interval=20ms",
+                    "delay-task.database-dispatch.poll-interval=500ms")
+            .run((context) -> {
+                List<Long> claims = context.getBean(ClaimTimes.class).nanos;
+                // past the looks of the start-up
+                await().atMost(Duration.ofSeconds(10)).until(() -> claims.size() >= 3);
+                int from = claims.size();
+                await().atMost(Duration.ofSeconds(20)).until(() -> claims.size() >= from + 4);
+                long millis = TimeUnit.NANOSECONDS.toMillis(claims.get(from + 3) - claims.get(from - 1));
+                // four looks: about 2 s at the database's interval, 80 ms at the listener's
+                assertThat(millis).as("ms of four looks at the idle queues").isGreaterThan(1200);
+            });
+    }
+
+    @Test
     void twoInstancesOnOneDatabaseRunEachTaskOnce() {
         this.runner.run((first) -> this.runner.run((second) -> {
             // ids of the test's own: two instances in one JVM would generate the same ones, two processes do not
@@ -316,6 +339,29 @@ public abstract class AbstractRedisFreeTests {
             if (this.failuresLeft.getAndDecrement() > 0) {
                 throw new IllegalStateException("flaky failure");
             }
+        }
+
+    }
+
+    /** When the database's claims of queues ran, nanos of {@link System#nanoTime()}. */
+    @Configuration(proxyBeanMethods = false)
+    static class ClaimTimes {
+
+        final List<Long> nanos = new CopyOnWriteArrayList<>();
+
+        @Bean
+        static BeanPostProcessor claimTimesOfTheStore(ObjectProvider<ClaimTimes> times) {
+            return new TaskStoreInterceptor() {
+
+                @Override
+                protected Object intercept(String method, Object[] args, Call store) throws Throwable {
+                    if (method.equals("claimDueInQueues")) {
+                        times.getObject().nanos.add(System.nanoTime());
+                    }
+                    return store.proceed();
+                }
+
+            };
         }
 
     }

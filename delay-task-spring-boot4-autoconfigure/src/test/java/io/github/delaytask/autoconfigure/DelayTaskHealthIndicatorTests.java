@@ -98,6 +98,9 @@ class DelayTaskHealthIndicatorTests {
                 .containsEntry("tasks", 0)
                 .containsKeys("startedAt", "duration")
                 .doesNotContainKey("error");
+            assertThat(health.details()).extractingByKey("feed", as(MAP))
+                .containsEntry("rowsRead", 0L)
+                .containsEntry("failing", false);
         });
     }
 

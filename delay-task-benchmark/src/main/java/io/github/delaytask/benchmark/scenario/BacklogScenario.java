@@ -28,6 +28,9 @@ public final class BacklogScenario implements Scenario {
 
     private static final int RELOADS = 5;
 
+    /** How long the feed is watched reading what enters the window, at its own pace. */
+    private static final Duration FEED_WATCH = Duration.ofSeconds(60);
+
     private final Size size;
 
     private final RedisAdmin redis;
@@ -47,8 +50,11 @@ public final class BacklogScenario implements Scenario {
         return String.format("**backlog**: %,d pending tasks due at random over the next 24 h, added in batches by "
                 + "%d threads. Redis memory after minus before: `used_memory` of `INFO memory` (the whole server, so "
                 + "others' use of that Redis shows) and the sum of `MEMORY USAGE` over the system's own keys. Reload: "
-                + "`DelayTaskJobs.reloadNow()`, %d times. Then single adds and a burst as in dispatch, on top of "
-                + "the backlog.", this.size.backlogTasks(), Size.PRODUCERS, RELOADS);
+                + "`DelayTaskJobs.reloadNow()`, %d times. The feed: for %d s after the reloads, the rows its passes "
+                + "read (`DelayTaskJobs.fedRows()`, delay-task's job every second) against the tasks that entered the "
+                + "preload window meanwhile (the backlog is evenly spaced: the watch's share of 24 h). Then single "
+                + "adds and a burst as in dispatch, on top of the backlog.", this.size.backlogTasks(), Size.PRODUCERS,
+                RELOADS, FEED_WATCH.toSeconds());
     }
 
     private String prefix() {
@@ -59,6 +65,8 @@ public final class BacklogScenario implements Scenario {
         return List.of(prefix() + "added in batches of " + Size.BATCH_SIZE + ", " + Size.PRODUCERS + " threads",
                 prefix() + "Redis used_memory, after minus before", prefix() + "Redis memory of the system's keys",
                 prefix() + "one reload (ms): first / median of " + RELOADS,
+                prefix() + String.format("the feed over %d s: rows read / tasks entering the window",
+                        FEED_WATCH.toSeconds()),
                 prefix() + String.format("%,d more single adds, %d threads", this.size.backlogAdds(), Size.ADD_THREADS),
                 prefix() + String.format("%,d more due at once, first handler call to last ack",
                         this.size.backlogBurst()));
@@ -90,17 +98,31 @@ public final class BacklogScenario implements Scenario {
             report.put(rows.get(2), name, keysAfter.isPresent()
                     ? Format.bytes(keysAfter.getAsLong() - keysBefore.orElse(0)) : "n/a");
             reload(instance, system, report, rows.get(3));
+            feed(instance, name, report, rows.get(4));
             Duration singles = Producers.singles(instance, this.size.backlogAdds(), Size.ADD_THREADS,
                     (i) -> backlog.apply(i * 7919));
-            report.put(rows.get(4), name, Format.rate(Producers.perSecond(this.size.backlogAdds(), singles)));
+            report.put(rows.get(5), name, Format.rate(Producers.perSecond(this.size.backlogAdds(), singles)));
             Burst.Result burst = Burst.run(instance, handled, this.size.backlogBurst(), fillRate,
                     Duration.ofSeconds(2), (due) -> {
                     });
-            report.put(rows.get(5), name, burst.cell());
+            report.put(rows.get(6), name, burst.cell());
             if (burst.problem() != null) {
                 report.note(name + ", backlog: " + burst.problem());
             }
         }
+    }
+
+    /** A window to watch the feed in: not a wait for anything to happen. */
+    private void feed(Instance instance, String name, Report report, String row) throws InterruptedException {
+        OptionalLong before = instance.fedRows();
+        if (before.isEmpty()) {
+            report.put(row, name, "n/a");
+            return;
+        }
+        Thread.sleep(FEED_WATCH.toMillis());
+        long read = instance.fedRows().getAsLong() - before.getAsLong();
+        long entered = this.size.backlogTasks() * FEED_WATCH.toMillis() / DAY_MILLIS;
+        report.put(row, name, String.format("%,d / %,d", read, entered));
     }
 
     private void reload(Instance instance, QueueSystem system, Report report, String row) {

@@ -107,6 +107,11 @@ final class DelayTaskInstance implements Instance {
     }
 
     @Override
+    public OptionalLong fedRows() {
+        return OptionalLong.of(this.context.getBean(DelayTaskJobs.class).fedRows());
+    }
+
+    @Override
     public Optional<Reload> reload() {
         DelayTaskJobs jobs = this.context.getBean(DelayTaskJobs.class);
         long start = System.nanoTime();

@@ -29,6 +29,14 @@ public interface Instance extends AutoCloseable {
     OptionalLong redisBytes();
 
     /** Load due tasks from the database into Redis once, or empty if the system has no such step. */
+    /**
+     * Rows the system's feed from the database into Redis read since the instance started, or empty if it has no
+     * feed that reads only what entered its window.
+     */
+    default OptionalLong fedRows() {
+        return OptionalLong.empty();
+    }
+
     default Optional<Reload> reload() {
         return Optional.empty();
     }
